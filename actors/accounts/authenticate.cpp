@@ -1,0 +1,94 @@
+#include "actors/accounts/use_cases.hpp"
+#include "actors/key_cache.hpp"
+#include "core/account/credentials.hpp"
+#include "security/digest.hpp"
+#include "security/jwt.hpp"
+
+namespace mailassay::actors::accounts {
+
+namespace {
+
+using core::errc;
+using core::make_error;
+
+core::error unauthorized() {
+  return make_error(errc::unauthorized, "Unauthorized");
+}
+
+expected<principal> key_principal(account_env& env, const credentials& c) {
+  auto hash = security::sha256_hex(c.bearer);
+  auto key = env.keys.find(hash, env.now);
+  if (!key) {
+    auto row = env.db.find_api_key_by_hash(hash);
+    if (!row) {
+      if (row.error_value().code == errc::not_found)
+        return unauthorized();
+      return std::move(row).error_value();
+    }
+    env.keys.put(*row, env.now);
+    key = std::move(*row);
+  }
+  if (key->status != acc::key_status::active)
+    return unauthorized();
+  if (!key->allowed_domains.empty()) {
+    if (c.origin_host.empty())
+      return unauthorized();
+    bool allowed = false;
+    for (auto& d : key->allowed_domains)
+      allowed = allowed || acc::host_matches_domain(c.origin_host, d);
+    if (!allowed)
+      return make_error(errc::forbidden,
+                        "This API key may not be used from this origin");
+  }
+  principal p;
+  p.type = principal::kind::api_key;
+  p.organization_id = key->organization_id;
+  p.key = std::move(*key);
+  return p;
+}
+
+expected<principal> user_principal(account_env& env, const credentials& c) {
+  auto claims
+    = security::verify_access_token(c.bearer, env.jwt_secret, env.now);
+  if (!claims)
+    return unauthorized();
+  // The role and membership come from storage, not the token: a removed or
+  // demoted member loses rights at once.
+  auto m = env.db.find_member(claims->user_id);
+  if (!m) {
+    if (m.error_value().code == errc::not_found)
+      return unauthorized();
+    return std::move(m).error_value();
+  }
+  if (m->organization_id != claims->organization_id)
+    return unauthorized();
+  principal p;
+  p.type = principal::kind::user;
+  p.organization_id = m->organization_id;
+  p.user_id = m->person.id;
+  p.role = m->member_role;
+  return p;
+}
+
+} // namespace
+
+expected<principal> authenticate(account_env& env, const credentials& c) {
+  if (!c.has_authorization)
+    return make_error(errc::no_authorization, "No authorization header");
+  if (c.bearer.empty())
+    return unauthorized();
+  if (acc::classify_bearer(c.bearer) == acc::credential_kind::api_key)
+    return key_principal(env, c);
+  return user_principal(env, c);
+}
+
+expected<principal> authenticate_user(account_env& env, const credentials& c) {
+  auto p = authenticate(env, c);
+  if (p && p->type != principal::kind::user)
+    return make_error(errc::forbidden,
+                      "This endpoint requires a user access token (JWT), "
+                      "not an API key");
+  return p;
+}
+
+} // namespace mailassay::actors::accounts

@@ -1,0 +1,120 @@
+#include "actors/accounts/use_cases.hpp"
+#include "actors/key_cache.hpp"
+#include "core/account/permissions.hpp"
+#include "security/api_key_secret.hpp"
+#include "security/random.hpp"
+
+namespace mailassay::actors::accounts {
+
+namespace {
+
+using core::errc;
+using core::make_error;
+
+expected<unit> check_manager(const principal& who, const char* what) {
+  if (!acc::may_manage_keys(who.role))
+    return make_error(errc::forbidden,
+                      std::string{"Only owners and admins can "} + what);
+  return unit{};
+}
+
+} // namespace
+
+expected<created_key> create_key(account_env& env, const principal& who,
+                                 const new_key_input& in) {
+  if (auto ok = check_manager(who, "create API keys"); !ok)
+    return std::move(ok).error_value();
+  auto secret = security::generate_api_key(in.test);
+  acc::api_key key;
+  key.id = security::new_id("key");
+  key.organization_id = who.organization_id;
+  key.name = in.name;
+  key.key_hash = secret.hash;
+  key.prefix = secret.prefix;
+  key.allowed_domains = in.allowed_domains;
+  key.config = in.config;
+  if (in.limits)
+    key.limits = *in.limits;
+  key.status = acc::key_status::active;
+  key.created_at = env.now;
+  key.updated_at = env.now;
+  if (auto ok = env.db.insert_api_key(key); !ok)
+    return std::move(ok).error_value();
+  return created_key{std::move(key), std::move(secret.key)};
+}
+
+expected<std::vector<acc::api_key>> list_keys(account_env& env,
+                                              const principal& who) {
+  return env.db.list_api_keys(who.organization_id);
+}
+
+expected<acc::api_key> get_key(account_env& env, const principal& who,
+                               const std::string& key_id) {
+  return env.db.get_api_key(who.organization_id, key_id);
+}
+
+expected<acc::api_key> update_key(account_env& env, const principal& who,
+                                  const std::string& key_id,
+                                  const key_patch& patch) {
+  if (auto ok = check_manager(who, "change API keys"); !ok)
+    return std::move(ok).error_value();
+  auto u = patch.fields;
+  if (patch.config) {
+    auto current = env.db.get_api_key(who.organization_id, key_id);
+    if (!current)
+      return current;
+    auto c = current->config;
+    auto& p = *patch.config;
+    c.smtp = p.smtp.value_or(c.smtp);
+    c.disposable = p.disposable.value_or(c.disposable);
+    c.role_account = p.role_account.value_or(c.role_account);
+    c.enrichment = p.enrichment.value_or(c.enrichment);
+    c.random_detection = p.random_detection.value_or(c.random_detection);
+    u.config = c;
+  }
+  auto updated = env.db.update_api_key(who.organization_id, key_id, u, env.now);
+  if (updated)
+    env.keys.erase(updated->key_hash); // the next request sees the change
+  return updated;
+}
+
+expected<acc::api_key> set_key_status(account_env& env, const principal& who,
+                                      const std::string& key_id,
+                                      acc::key_status status) {
+  if (auto ok = check_manager(who, status == acc::key_status::active
+                                     ? "reactivate API keys"
+                                     : "revoke API keys");
+      !ok)
+    return std::move(ok).error_value();
+  storage::api_key_update u;
+  u.status = status;
+  auto updated = env.db.update_api_key(who.organization_id, key_id, u, env.now);
+  if (updated)
+    env.keys.erase(updated->key_hash);
+  return updated;
+}
+
+expected<unit> delete_key(account_env& env, const principal& who,
+                          const std::string& key_id) {
+  if (auto ok = check_manager(who, "delete API keys"); !ok)
+    return ok;
+  auto key = env.db.get_api_key(who.organization_id, key_id);
+  if (!key)
+    return std::move(key).error_value();
+  auto ok = env.db.delete_api_key(who.organization_id, key_id);
+  if (ok)
+    env.keys.erase(key->key_hash);
+  return ok;
+}
+
+expected<acc::credit_balance> balance(account_env& env, const principal& who) {
+  return env.db.get_balance(who.organization_id);
+}
+
+expected<std::vector<acc::credit_entry>>
+transactions(account_env& env, const principal& who, std::int64_t limit,
+             std::int64_t before_id) {
+  return env.db.list_credit_entries(who.organization_id, limit, before_id);
+}
+
+} // namespace mailassay::actors::accounts

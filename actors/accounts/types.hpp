@@ -1,0 +1,115 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/settings.hpp"
+#include "core/account/records.hpp"
+#include "storage/store.hpp"
+
+namespace mailassay::actors {
+class key_cache;
+} // namespace mailassay::actors
+
+namespace mailassay::actors::accounts {
+
+namespace acc = core::account;
+using core::expected;
+using core::unit;
+
+/// What a request presented to prove who it is.
+struct credentials {
+  bool has_authorization = false; ///< An `Authorization` header was sent.
+  std::string bearer;             ///< The bearer value ("" if not bearer).
+  std::string origin_host;        ///< Host of Origin (else Referer), or "".
+};
+
+/// Who is calling: a user (JWT) or an API key, always within one
+/// organization.
+struct principal {
+  enum class kind { user, api_key } type = kind::user;
+  std::string organization_id;
+  std::string user_id;       ///< Users only.
+  acc::role role = acc::role::member; ///< Users only.
+  std::optional<acc::api_key> key; ///< API keys only.
+};
+
+/// Everything a use case may touch; built per job by a storage worker.
+struct account_env {
+  storage::store& db;
+  const config::settings& cfg;
+  key_cache& keys;
+  const std::string& jwt_secret;
+  std::int64_t now; ///< Unix seconds at the start of the job.
+};
+
+/// A logged-in session: user, organization, role and a token pair.
+struct session {
+  acc::user person;
+  acc::organization org;
+  acc::role role = acc::role::member;
+  std::string access_token;
+  std::string refresh_token;
+  std::int64_t expires_in = 0;
+};
+
+/// Fields of a sign-up, already type-checked by http/.
+struct signup_input {
+  std::string organization_name;
+  std::string email;
+  std::string password;
+  std::string name;
+};
+
+/// Fields of a new member, already type-checked by http/.
+struct new_member_input {
+  std::string email;
+  std::string password;
+  std::string name;
+  acc::role role = acc::role::member;
+};
+
+/// Fields of a new API key, already type-checked by http/.
+struct new_key_input {
+  std::string name;
+  std::vector<std::string> allowed_domains;
+  acc::key_config config;
+  bool test = false; ///< `svc_test_` instead of `svc_live_`.
+  std::optional<acc::rate_limits> limits;
+};
+
+/// Options of a key's config a PATCH names; the others keep their value.
+struct config_patch {
+  std::optional<bool> smtp, disposable, role_account, enrichment,
+    random_detection;
+};
+
+/// A PATCH of a key: plain replacements plus a partial config.
+struct key_patch {
+  storage::api_key_update fields;
+  std::optional<config_patch> config;
+};
+
+/// A created key: the record plus the secret, shown once.
+struct created_key {
+  acc::api_key key;
+  std::string secret;
+};
+
+/// What `GET /v2/auth/me` shows.
+struct me_view {
+  principal who;
+  std::optional<acc::user> person;
+  acc::organization org;
+};
+
+/// An organization with its caller's view.
+struct organization_view {
+  acc::organization org;
+  std::int64_t members = 0;
+  acc::credit_balance balance;
+};
+
+} // namespace mailassay::actors::accounts

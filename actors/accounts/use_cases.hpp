@@ -1,0 +1,90 @@
+#pragma once
+
+#include "actors/accounts/types.hpp"
+
+namespace mailassay::actors::accounts {
+
+// Synchronous use cases run by storage workers. Each checks permissions with
+// core/account rules, talks to storage, and returns a value or an error.
+
+/// Creates an organization with its owner and opens a session.
+expected<session> signup(account_env& env, const signup_input& in);
+
+/// Checks a password and opens a session. Unknown email and wrong password
+/// give the same 401 after the same work.
+expected<session> login(account_env& env, const std::string& email,
+                        const std::string& password);
+
+/// Spends a refresh token for a new pair; a spent token revokes its family.
+expected<session> refresh(account_env& env, const std::string& token);
+
+/// Revokes the family of a refresh token.
+expected<unit> logout(account_env& env, const std::string& token);
+
+/// Resolves credentials to a principal (no header -> "No authorization
+/// header"; bad, expired, revoked -> "Unauthorized").
+expected<principal> authenticate(account_env& env, const credentials& c);
+
+/// Like authenticate, but refuses API keys: for JWT-only endpoints.
+expected<principal> authenticate_user(account_env& env, const credentials& c);
+
+/// Describes the caller.
+expected<me_view> me(account_env& env, const principal& who);
+
+/// The caller's organization with member count and balance.
+expected<organization_view> organization(account_env& env,
+                                         const principal& who);
+
+/// Lists the caller's organization's members.
+expected<std::vector<acc::member>> list_members(account_env& env,
+                                                const principal& who);
+
+/// Adds a member (owner/admin; only owners add owners).
+expected<acc::member> add_member(account_env& env, const principal& who,
+                                 const new_member_input& in);
+
+/// Changes a member's role.
+expected<acc::member> change_member_role(account_env& env,
+                                         const principal& who,
+                                         const std::string& user_id,
+                                         acc::role r);
+
+/// Removes a member; the last owner stays.
+expected<unit> remove_member(account_env& env, const principal& who,
+                             const std::string& user_id);
+
+/// Creates a key (owner/admin; member -> 403 with the spec's message).
+expected<created_key> create_key(account_env& env, const principal& who,
+                                 const new_key_input& in);
+
+/// Lists the organization's keys (any role).
+expected<std::vector<acc::api_key>> list_keys(account_env& env,
+                                              const principal& who);
+
+/// Reads one key of the organization.
+expected<acc::api_key> get_key(account_env& env, const principal& who,
+                               const std::string& key_id);
+
+/// Updates name/domains/config/limits/status (owner/admin).
+expected<acc::api_key> update_key(account_env& env, const principal& who,
+                                  const std::string& key_id,
+                                  const key_patch& patch);
+
+/// Sets a key's status (revoke / reactivate; owner/admin).
+expected<acc::api_key> set_key_status(account_env& env, const principal& who,
+                                      const std::string& key_id,
+                                      acc::key_status status);
+
+/// Deletes a key (owner/admin).
+expected<unit> delete_key(account_env& env, const principal& who,
+                          const std::string& key_id);
+
+/// The organization's credit balance (any principal).
+expected<acc::credit_balance> balance(account_env& env, const principal& who);
+
+/// The organization's ledger, newest first.
+expected<std::vector<acc::credit_entry>>
+transactions(account_env& env, const principal& who, std::int64_t limit,
+             std::int64_t before_id);
+
+} // namespace mailassay::actors::accounts

@@ -1,0 +1,43 @@
+#include "actors/key_cache.hpp"
+
+#include <mutex>
+
+namespace mailassay::actors {
+
+key_cache::key_cache(std::size_t capacity, std::int64_t max_age)
+  : capacity_(capacity), max_age_(max_age) {
+}
+
+std::optional<core::account::api_key>
+key_cache::find(const std::string& key_hash, std::int64_t now) const {
+  std::shared_lock guard{mtx_};
+  auto i = entries_.find(key_hash);
+  if (i == entries_.end() || now - i->second.loaded_at > max_age_)
+    return std::nullopt;
+  return i->second.key;
+}
+
+void key_cache::put(const core::account::api_key& key, std::int64_t now) {
+  std::unique_lock guard{mtx_};
+  if (entries_.size() >= capacity_ && !entries_.count(key.key_hash)) {
+    // Full: drop stale entries first, else an arbitrary one. Keys are few
+    // per organization, so this rarely runs.
+    for (auto i = entries_.begin(); i != entries_.end();)
+      i = now - i->second.loaded_at > max_age_ ? entries_.erase(i) : ++i;
+    if (entries_.size() >= capacity_)
+      entries_.erase(entries_.begin());
+  }
+  entries_.insert_or_assign(key.key_hash, entry{key, now});
+}
+
+void key_cache::erase(const std::string& key_hash) {
+  std::unique_lock guard{mtx_};
+  entries_.erase(key_hash);
+}
+
+std::size_t key_cache::size() const {
+  std::shared_lock guard{mtx_};
+  return entries_.size();
+}
+
+} // namespace mailassay::actors

@@ -1,0 +1,110 @@
+#include <iomanip>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/app.hpp"
+#include "core/base/time_format.hpp"
+#include "security/password.hpp"
+#include "security/random.hpp"
+#include "storage/store.hpp"
+
+namespace mailassay::app {
+
+namespace {
+
+std::unique_ptr<storage::store> open_or_exit(const config::settings& cfg) {
+  auto db = storage::open_store(cfg.database.url);
+  if (!db) {
+    std::cerr << "mailassay: cannot open the database: "
+              << db.error_value().message << "\n";
+    std::exit(1);
+  }
+  return std::move(*db);
+}
+
+} // namespace
+
+int admin_create_org(const config::settings& cfg, const std::string& name,
+                     const std::string& email, const std::string& password,
+                     std::optional<std::int64_t> credits) {
+  if (password.size() < 8) {
+    std::cerr << "mailassay: the password must have at least 8 characters\n";
+    return 2;
+  }
+  security::init_crypto();
+  auto db = open_or_exit(cfg);
+  auto now = unix_now();
+  core::account::organization org{security::new_id("org"), name, now};
+  core::account::user owner;
+  owner.id = security::new_id("usr");
+  owner.email = email;
+  for (auto& c : owner.email)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  owner.password_hash = security::hash_password(password);
+  owner.created_at = now;
+  auto ok = db->create_organization(
+    org, owner, credits.value_or(cfg.credits.signup_grant), now);
+  if (!ok) {
+    std::cerr << "mailassay: " << ok.error_value().message << "\n";
+    return 1;
+  }
+  std::cout << nlohmann::json{{"organizationId", org.id},
+                              {"name", org.name},
+                              {"ownerId", owner.id},
+                              {"ownerEmail", owner.email}}
+                 .dump()
+            << "\n";
+  return 0;
+}
+
+int admin_grant_credits(const config::settings& cfg, const std::string& org,
+                        std::int64_t amount, const std::string& reason) {
+  if (amount <= 0) {
+    std::cerr << "mailassay: the amount must be a positive integer\n";
+    return 2;
+  }
+  auto db = open_or_exit(cfg);
+  auto b = db->add_credits(org, amount, "grant", reason, unix_now());
+  if (!b) {
+    std::cerr << "mailassay: " << b.error_value().message << "\n";
+    return 1;
+  }
+  std::cout << nlohmann::json{{"organizationId", b->organization_id},
+                              {"balance", b->balance},
+                              {"consumed", b->consumed}}
+                 .dump()
+            << "\n";
+  return 0;
+}
+
+int admin_list_orgs(const config::settings& cfg, bool json) {
+  auto db = open_or_exit(cfg);
+  auto orgs = db->list_organizations();
+  if (!orgs) {
+    std::cerr << "mailassay: " << orgs.error_value().message << "\n";
+    return 1;
+  }
+  if (json) {
+    for (auto& o : *orgs)
+      std::cout << nlohmann::json{{"id", o.org.id},
+                                  {"name", o.org.name},
+                                  {"members", o.members},
+                                  {"balance", o.balance},
+                                  {"createdAt",
+                                   core::iso8601(o.org.created_at)}}
+                     .dump()
+                << "\n";
+    return 0;
+  }
+  std::cout << std::left << std::setw(26) << "ID" << std::setw(30) << "NAME"
+            << std::setw(9) << "MEMBERS" << std::setw(12) << "BALANCE"
+            << "CREATED\n";
+  for (auto& o : *orgs)
+    std::cout << std::setw(26) << o.org.id << std::setw(30) << o.org.name
+              << std::setw(9) << o.members << std::setw(12) << o.balance
+              << core::iso8601(o.org.created_at) << "\n";
+  return 0;
+}
+
+} // namespace mailassay::app

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "config/settings.hpp"
+
+namespace mailassay::app {
+
+/// Loads settings from `--config` (or MAILASSAY_CONFIG) and the
+/// environment; prints the error and exits 2 when they are invalid.
+config::settings load_settings_or_exit(const std::optional<std::string>& file);
+
+/// Returns the JWT secret: configured, else read from (or generated into)
+/// `auth.jwt_secret_file`. Exits 2 when the file cannot be written.
+std::string jwt_secret_or_exit(const config::settings& cfg);
+
+/// Current time as Unix seconds.
+std::int64_t unix_now();
+
+/// `mailassay serve`.
+int serve(const config::settings& cfg);
+
+/// `mailassay admin create-org`.
+int admin_create_org(const config::settings& cfg, const std::string& name,
+                     const std::string& email, const std::string& password,
+                     std::optional<std::int64_t> credits);
+
+/// `mailassay admin grant-credits`.
+int admin_grant_credits(const config::settings& cfg, const std::string& org,
+                        std::int64_t amount, const std::string& reason);
+
+/// `mailassay admin list-orgs`.
+int admin_list_orgs(const config::settings& cfg, bool json);
+
+} // namespace mailassay::app

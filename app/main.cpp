@@ -1,0 +1,73 @@
+// The composition root: parses the command line and starts one command.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "app/app.hpp"
+#include "http/router.hpp"
+
+using namespace mailassay;
+
+int main(int argc, char** argv) {
+  CLI::App cli{"mailassay — self-hostable email validation service"};
+  cli.set_version_flag("--version", MAILASSAY_VERSION);
+  cli.require_subcommand(1);
+  std::optional<std::string> config_file;
+  cli.add_option("-c,--config", config_file,
+                 "Configuration file (also MAILASSAY_CONFIG); environment "
+                 "variables MAILASSAY_<SECTION>_<KEY> override it");
+
+  auto* serve = cli.add_subcommand("serve", "Run the HTTP service");
+
+  auto* admin = cli.add_subcommand("admin", "Operator commands");
+  admin->require_subcommand(1);
+  std::string org_name, email, password, org_id, reason = "operator grant";
+  std::optional<std::int64_t> credits;
+  std::int64_t amount = 0;
+  bool json = false;
+  auto* create_org = admin->add_subcommand(
+    "create-org", "Create an organization with its owner");
+  create_org->add_option("--name", org_name, "Organization name")->required();
+  create_org->add_option("--email", email, "Owner email")->required();
+  create_org->add_option("--password", password,
+                         "Owner password (or MAILASSAY_ADMIN_PASSWORD)")
+    ->envname("MAILASSAY_ADMIN_PASSWORD")
+    ->required();
+  create_org->add_option("--credits", credits,
+                         "Starting credits (default credits.signup_grant)");
+  auto* grant = admin->add_subcommand("grant-credits",
+                                      "Add credits to an organization");
+  grant->add_option("--org", org_id, "Organization id")->required();
+  grant->add_option("--amount", amount, "Credits to add")->required();
+  grant->add_option("--reason", reason, "Ledger reference");
+  auto* list = admin->add_subcommand("list-orgs", "List organizations");
+  list->add_flag("--json", json, "One JSON object per line");
+
+  auto* routes = cli.add_subcommand("routes", "Print the HTTP route table");
+  auto* cfg_cmd = cli.add_subcommand(
+    "config", "Print every setting with its variable and default");
+
+  CLI11_PARSE(cli, argc, argv);
+
+  if (*routes) {
+    for (auto& r : http::routes())
+      std::cout << r.method << " " << r.pattern << "\n";
+    return 0;
+  }
+  if (*cfg_cmd) {
+    for (auto& d : config::describe())
+      std::cout << d.env_name << "=" << d.default_value << "\t# "
+                << d.description << "\n";
+    return 0;
+  }
+  auto cfg = app::load_settings_or_exit(config_file);
+  if (*serve)
+    return app::serve(cfg);
+  if (*create_org)
+    return app::admin_create_org(cfg, org_name, email, password, credits);
+  if (*grant)
+    return app::admin_grant_credits(cfg, org_id, amount, reason);
+  if (*list)
+    return app::admin_list_orgs(cfg, json);
+  return 0;
+}

@@ -1,0 +1,108 @@
+#include <csignal>
+#include <iostream>
+
+#include <caf/all.hpp>
+
+#include "actors/key_cache.hpp"
+#include "actors/log.hpp"
+#include "actors/storage_pool.hpp"
+#include "app/app.hpp"
+#include "http/server.hpp"
+#include "http/services.hpp"
+#include "security/password.hpp"
+
+namespace mailassay::app {
+
+namespace {
+
+// Blocks SIGINT/SIGTERM in this thread and every thread it starts later, so
+// that only `wait_for_stop_signal` receives them.
+sigset_t block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+int wait_for_stop_signal(const sigset_t& set) {
+  int sig = 0;
+  sigwait(&set, &sig);
+  return sig;
+}
+
+void add_pool_gauges(http::metrics& stats, const actors::storage_pool& pool) {
+  auto* g = &pool.gauges();
+  stats.add_gauge("mailassay_pool_workers{pool=\"storage\"}",
+                  "Workers in an actor pool.",
+                  [n = pool.size()] { return static_cast<double>(n); });
+  stats.add_gauge("mailassay_pool_queued{pool=\"storage\"}",
+                  "Jobs waiting in an actor pool's mailboxes.",
+                  [g] { return static_cast<double>(g->queued.load()); });
+  stats.add_gauge("mailassay_pool_busy{pool=\"storage\"}",
+                  "Jobs running in an actor pool.",
+                  [g] { return static_cast<double>(g->busy.load()); });
+}
+
+} // namespace
+
+int serve(const config::settings& cfg) {
+  auto signals = block_stop_signals();
+  actors::init_logging(cfg.log.level);
+  if (!security::init_crypto()) {
+    std::cerr << "mailassay: cannot initialise libsodium\n";
+    return 1;
+  }
+  auto secret = jwt_secret_or_exit(cfg);
+  // Open once in the foreground: migrations run here, and a wrong URL or an
+  // unreachable database stops the start with a clear message.
+  auto db = storage::open_store(cfg.database.url);
+  if (!db) {
+    std::cerr << "mailassay: cannot open the database: "
+              << db.error_value().message << "\n";
+    return 1;
+  }
+  db->reset();
+
+  actors::key_cache keys{100000, cfg.auth.key_cache_seconds};
+  http::metrics stats;
+  caf::actor_system_config caf_cfg;
+  caf_cfg.set("scheduler.max-threads", cfg.actors.scheduler_threads);
+  caf_cfg.set("scheduler.policy", caf::atom("sharing"));
+  caf::actor_system sys{caf_cfg};
+  actors::storage_pool pool{sys, cfg, keys, secret};
+  add_pool_gauges(stats, pool);
+  stats.add_gauge("mailassay_auth_key_cache_entries",
+                  "API keys held in the authentication cache.",
+                  [&keys] { return static_cast<double>(keys.size()); });
+
+  http::services svc{cfg, pool, keys, stats, MAILASSAY_VERSION, unix_now(),
+                     unix_now};
+  stats.add_gauge("mailassay_http_in_flight", "Requests being handled.",
+                  [&svc] { return static_cast<double>(svc.in_flight.load()); });
+  {
+    http::server srv{svc};
+    if (auto err = srv.start(); !err.empty()) {
+      std::cerr << "mailassay: " << err << "\n";
+      pool.stop();
+      return 1;
+    }
+    actors::log_event(actors::log_level::info, "started",
+                      {{"address", cfg.http.address},
+                       {"port", std::to_string(cfg.http.port)},
+                       {"version", MAILASSAY_VERSION}});
+    auto sig = wait_for_stop_signal(signals);
+    actors::log_event(actors::log_level::info, "stopping",
+                      {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    srv.drain_and_stop(10000);
+  }
+  // Workers finish their queued jobs (storage flushed) before the system
+  // goes away.
+  pool.stop();
+  sys.await_all_actors_done();
+  actors::log_event(actors::log_level::info, "stopped", {});
+  return 0;
+}
+
+} // namespace mailassay::app

@@ -1,0 +1,317 @@
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "config/settings.hpp"
+
+extern char** environ;
+
+namespace mailassay::config {
+
+namespace {
+
+using core::errc;
+using core::make_error;
+
+/// Applies a textual value to the settings; returns an error text or "".
+using setter = std::function<std::string(settings&, const std::string&)>;
+
+struct key_spec {
+  std::string section;
+  std::string key;
+  std::string description;
+  setter apply;
+  std::function<std::string(const settings&)> show;
+};
+
+std::string trim(std::string s) {
+  auto not_space = [](unsigned char c) { return !std::isspace(c); };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  return s;
+}
+
+std::string upper(std::string s) {
+  for (auto& c : s)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Builders for typed keys; `field` projects the settings to the member.
+template <class Field>
+setter integer(Field field, std::int64_t min, std::int64_t max) {
+  return [=](settings& s, const std::string& v) -> std::string {
+    std::int64_t n = 0;
+    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc{} || ptr != v.data() + v.size())
+      return "expected an integer, got \"" + v + "\"";
+    if (n < min || n > max)
+      return "must be between " + std::to_string(min) + " and "
+             + std::to_string(max) + ", got " + v;
+    auto& target = field(s);
+    target = static_cast<std::remove_reference_t<decltype(target)>>(n);
+    return {};
+  };
+}
+
+template <class Field>
+setter boolean(Field field) {
+  return [=](settings& s, const std::string& v) -> std::string {
+    if (v == "true" || v == "1" || v == "yes" || v == "on")
+      field(s) = true;
+    else if (v == "false" || v == "0" || v == "no" || v == "off")
+      field(s) = false;
+    else
+      return "expected true or false, got \"" + v + "\"";
+    return {};
+  };
+}
+
+template <class Field>
+setter text(Field field, std::function<std::string(const std::string&)> check
+                         = nullptr) {
+  return [=](settings& s, const std::string& v) -> std::string {
+    if (check)
+      if (auto err = check(v); !err.empty())
+        return err;
+    field(s) = v;
+    return {};
+  };
+}
+
+template <class Field>
+setter list(Field field) {
+  return [=](settings& s, const std::string& v) -> std::string {
+    std::vector<std::string> items;
+    std::stringstream in(v);
+    std::string item;
+    while (std::getline(in, item, ','))
+      if (auto t = trim(item); !t.empty())
+        items.push_back(t);
+    field(s) = items;
+    return {};
+  };
+}
+
+std::string join(const std::vector<std::string>& xs) {
+  std::string out;
+  for (auto& x : xs)
+    out += (out.empty() ? "" : ",") + x;
+  return out;
+}
+
+std::string check_database_url(const std::string& v) {
+  if (v.rfind("sqlite://", 0) == 0 && v.size() > 9)
+    return {};
+  if (v.rfind("postgresql://", 0) == 0 || v.rfind("postgres://", 0) == 0)
+    return {};
+  return "expected sqlite:///absolute/path.db, sqlite://relative/path.db or "
+         "postgresql://user:password@host:port/dbname, got \""
+         + v + "\"";
+}
+
+std::string check_level(const std::string& v) {
+  for (auto l : {"trace", "debug", "info", "warn", "error", "off"})
+    if (v == l)
+      return {};
+  return "expected one of trace, debug, info, warn, error, off";
+}
+
+std::string check_secret(const std::string& v) {
+  if (!v.empty() && v.size() < 32)
+    return "must be at least 32 characters (or unset to generate one)";
+  return {};
+}
+
+#define MAILASSAY_FIELD(path) [](auto& s) -> auto& { return s.path; }
+#define MAILASSAY_SHOW(path) [](const settings& s) { return show(s.path); }
+
+std::string show(const std::string& v) { return v; }
+std::string show(bool v) { return v ? "true" : "false"; }
+std::string show(const std::vector<std::string>& v) { return join(v); }
+template <class Int>
+std::string show(Int v) {
+  return std::to_string(v);
+}
+
+const std::vector<key_spec>& registry() {
+  static const std::vector<key_spec> keys = {
+    {"http", "address", "Address the HTTP server listens on.",
+     text(MAILASSAY_FIELD(http.address)), MAILASSAY_SHOW(http.address)},
+    {"http", "port", "TCP port of the HTTP server.",
+     integer(MAILASSAY_FIELD(http.port), 1, 65535), MAILASSAY_SHOW(http.port)},
+    {"http", "io_threads", "Threads running the HTTP server's I/O.",
+     integer(MAILASSAY_FIELD(http.io_threads), 1, 64),
+     MAILASSAY_SHOW(http.io_threads)},
+    {"http", "max_body_bytes",
+     "Largest accepted JSON request body in bytes; larger bodies get 413.",
+     integer(MAILASSAY_FIELD(http.max_body_bytes), 1024, 64LL << 20),
+     MAILASSAY_SHOW(http.max_body_bytes)},
+    {"http", "trusted_proxies",
+     "Comma-separated peer IPs whose X-Forwarded-For first hop is trusted.",
+     list(MAILASSAY_FIELD(http.trusted_proxies)),
+     MAILASSAY_SHOW(http.trusted_proxies)},
+    {"http", "request_timeout_ms",
+     "Longest time a request may take before the server answers 503.",
+     integer(MAILASSAY_FIELD(http.request_timeout_ms), 1000, 600000),
+     MAILASSAY_SHOW(http.request_timeout_ms)},
+    {"database", "url",
+     "sqlite:///absolute/path.db, sqlite://relative/path.db or "
+     "postgresql://user:password@host:port/dbname.",
+     text(MAILASSAY_FIELD(database.url), check_database_url),
+     MAILASSAY_SHOW(database.url)},
+    {"auth", "jwt_secret",
+     "HS256 secret for access tokens (>= 32 characters). Unset: generated "
+     "once and kept in auth.jwt_secret_file.",
+     text(MAILASSAY_FIELD(auth.jwt_secret), check_secret),
+     [](const settings&) { return std::string{"(generated)"}; }},
+    {"auth", "jwt_secret_file",
+     "File holding the generated JWT secret (mode 0600).",
+     text(MAILASSAY_FIELD(auth.jwt_secret_file)),
+     MAILASSAY_SHOW(auth.jwt_secret_file)},
+    {"auth", "signup_enabled", "Whether POST /v2/auth/signup is open.",
+     boolean(MAILASSAY_FIELD(auth.signup_enabled)),
+     MAILASSAY_SHOW(auth.signup_enabled)},
+    {"auth", "access_ttl_seconds", "Lifetime of access tokens (expiresIn).",
+     integer(MAILASSAY_FIELD(auth.access_ttl_seconds), 1, 86400),
+     MAILASSAY_SHOW(auth.access_ttl_seconds)},
+    {"auth", "refresh_ttl_seconds", "Lifetime of refresh tokens.",
+     integer(MAILASSAY_FIELD(auth.refresh_ttl_seconds), 60, 366LL * 86400),
+     MAILASSAY_SHOW(auth.refresh_ttl_seconds)},
+    {"auth", "key_cache_seconds",
+     "How long a process trusts its cached API-key lookup; bounds how late a "
+     "revoke made by another process sharing the database takes effect.",
+     integer(MAILASSAY_FIELD(auth.key_cache_seconds), 0, 3600),
+     MAILASSAY_SHOW(auth.key_cache_seconds)},
+    {"credits", "signup_grant", "Credits a new organization starts with.",
+     integer(MAILASSAY_FIELD(credits.signup_grant), 0, 1LL << 40),
+     MAILASSAY_SHOW(credits.signup_grant)},
+    {"log", "level", "trace, debug, info, warn, error or off.",
+     text(MAILASSAY_FIELD(log.level), check_level), MAILASSAY_SHOW(log.level)},
+    {"limits", "ip_per_minute",
+     "Validation requests per minute per client IP.",
+     integer(MAILASSAY_FIELD(limits.ip_per_minute), 1, 1LL << 40),
+     MAILASSAY_SHOW(limits.ip_per_minute)},
+    {"actors", "scheduler_threads", "CAF scheduler threads.",
+     integer(MAILASSAY_FIELD(actors.scheduler_threads), 1, 64),
+     MAILASSAY_SHOW(actors.scheduler_threads)},
+    {"actors", "storage_workers",
+     "Detached workers running storage calls (each holds one connection).",
+     integer(MAILASSAY_FIELD(actors.storage_workers), 1, 64),
+     MAILASSAY_SHOW(actors.storage_workers)},
+  };
+  return keys;
+}
+
+std::string env_name(const key_spec& k) {
+  return "MAILASSAY_" + upper(k.section) + "_" + upper(k.key);
+}
+
+const key_spec* find_key(const std::string& section, const std::string& key) {
+  for (auto& k : registry())
+    if (k.section == section && k.key == key)
+      return &k;
+  return nullptr;
+}
+
+// Unquotes a TOML-ish value: "text", 'text', [ "a", "b" ], or a bare word.
+std::string file_value(std::string v) {
+  v = trim(v);
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'')
+      && v.back() == v.front())
+    return v.substr(1, v.size() - 2);
+  if (v.size() >= 2 && v.front() == '[' && v.back() == ']') {
+    std::string out;
+    for (char c : v.substr(1, v.size() - 2))
+      if (c != '"' && c != '\'')
+        out += c;
+    return out;
+  }
+  return v;
+}
+
+core::error bad(std::string message) {
+  return make_error(errc::bad_request, std::move(message));
+}
+
+} // namespace
+
+environment process_environment() {
+  environment env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry{*e};
+    auto eq = entry.find('=');
+    if (eq != std::string::npos && entry.rfind("MAILASSAY_", 0) == 0)
+      env.emplace(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  return env;
+}
+
+core::expected<settings> load(const std::optional<std::string>& path,
+                              const environment& env) {
+  settings s;
+  if (path) {
+    std::ifstream in(*path);
+    if (!in)
+      return bad("cannot read configuration file " + *path);
+    std::string line, section;
+    for (int number = 1; std::getline(in, line); ++number) {
+      auto hash = line.find('#');
+      if (hash != std::string::npos && line.find('"') > hash)
+        line.erase(hash);
+      line = trim(line);
+      if (line.empty())
+        continue;
+      auto where = *path + ":" + std::to_string(number) + ": ";
+      if (line.front() == '[') {
+        if (line.back() != ']')
+          return bad(where + "malformed section header");
+        section = trim(line.substr(1, line.size() - 2));
+        continue;
+      }
+      auto eq = line.find('=');
+      if (eq == std::string::npos)
+        return bad(where + "expected key = value");
+      auto key = trim(line.substr(0, eq));
+      auto* spec = find_key(section, key);
+      if (!spec)
+        return bad(where + "unknown setting " + section + "." + key);
+      if (auto err = spec->apply(s, file_value(line.substr(eq + 1)));
+          !err.empty())
+        return bad(where + section + "." + key + " " + err);
+    }
+  }
+  for (auto& [name, value] : env) {
+    if (name.rfind("MAILASSAY_", 0) != 0 || name == "MAILASSAY_CONFIG")
+      continue;
+    const key_spec* spec = nullptr;
+    for (auto& k : registry())
+      if (env_name(k) == name)
+        spec = &k;
+    if (!spec) {
+      // Only names inside a known section are ours to refuse: tests and
+      // tools use other MAILASSAY_ variables (MAILASSAY_TEST_PG_URL ...).
+      for (auto& k : registry())
+        if (name.rfind("MAILASSAY_" + upper(k.section) + "_", 0) == 0)
+          return bad("unknown setting in environment: " + name);
+      continue;
+    }
+    if (auto err = spec->apply(s, trim(value)); !err.empty())
+      return bad(name + " " + err);
+  }
+  return s;
+}
+
+std::vector<key_doc> describe() {
+  std::vector<key_doc> out;
+  settings defaults;
+  for (auto& k : registry())
+    out.push_back(
+      {k.section, k.key, env_name(k), k.show(defaults), k.description});
+  return out;
+}
+
+} // namespace mailassay::config

@@ -1,0 +1,32 @@
+#include "core/risk/lists.hpp"
+
+#include <string>
+
+namespace mailassay::core::risk {
+
+lists lists_from_texts(const list_texts& texts) {
+  lists result;
+  result.disposable =
+    domain_set::from_texts({texts.disposable, texts.extra_disposable});
+  result.disposable_allow = domain_set::from_text(texts.disposable_allow);
+  auto free =
+    domain_set::from_texts({texts.free_providers, texts.extra_free_providers});
+  std::string kept;
+  free.for_each([&](std::string_view d) {
+    if (!result.disposable.contains(d)) {
+      kept.append(d);
+      kept.push_back('\n');
+    }
+  });
+  result.free_providers = domain_set::from_text(kept);
+  result.roles = role_set::from_texts({texts.roles, texts.extra_roles});
+  result.tlds = domain_set::from_text(texts.tlds);
+  result.first_names = name_set::from_text(texts.first_names);
+  result.known_words =
+    name_set::from_texts({texts.last_names, texts.common_words});
+  result.model = trigram_model::train(
+    {texts.first_names, texts.last_names, texts.common_words});
+  return result;
+}
+
+} // namespace mailassay::core::risk

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <string_view>
+
+#include "core/risk/string_set.hpp"
+#include "core/risk/trigram_model.hpp"
+
+namespace mailassay::core::risk {
+
+/// The text of every risk list, as read from data/risk/*.txt by the caller
+/// (core never opens files). Each list: one entry per line, `#` comments.
+/// The views need only live until `lists_from_texts` returns.
+struct list_texts {
+  /// data/risk/disposable.txt: disposable domains.
+  std::string_view disposable;
+  /// data/risk/disposable_allow.txt: domains never treated as disposable.
+  std::string_view disposable_allow;
+  /// data/risk/free_providers.txt: free mailbox providers.
+  std::string_view free_providers;
+  /// data/risk/roles.txt: role local parts.
+  std::string_view roles;
+  /// data/risk/tlds.txt: every delegated top-level domain (A-labels).
+  std::string_view tlds;
+  /// data/risk/first_names.txt: ASCII-folded first names.
+  std::string_view first_names;
+  /// data/risk/last_names.txt: ASCII-folded family names.
+  std::string_view last_names;
+  /// data/risk/common_words.txt: common English words.
+  std::string_view common_words;
+  /// The operator's own disposable domains
+  /// (`MAILASSAY_RISK_EXTRA_DISPOSABLE_FILE`), merged into `disposable`.
+  std::string_view extra_disposable;
+  /// The operator's own free providers, merged into `free_providers`.
+  std::string_view extra_free_providers;
+  /// The operator's own role local parts, merged into `roles`.
+  std::string_view extra_roles;
+};
+
+/// Every list the risk signals consult, parsed once and shared read-only.
+struct lists {
+  /// Disposable domains (shipped list plus operator extras).
+  domain_set disposable;
+  /// Domains that are never disposable; wins over `disposable`.
+  domain_set disposable_allow;
+  /// Free mailbox providers; disposable domains are never in it.
+  domain_set free_providers;
+  /// Role local parts.
+  role_set roles;
+  /// Delegated top-level domains.
+  domain_set tlds;
+  /// First names, for enrichment and the random model.
+  name_set first_names;
+  /// Family names and common words: known-good letter runs.
+  name_set known_words;
+  /// The random model, trained on first names, family names and words.
+  trigram_model model;
+};
+
+/// Parses every list and trains the random model (tens of milliseconds).
+/// A free-provider entry that is also disposable is dropped, operator
+/// extras included.
+lists lists_from_texts(const list_texts& texts);
+
+} // namespace mailassay::core::risk

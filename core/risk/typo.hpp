@@ -1,0 +1,34 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/risk/lists.hpp"
+
+namespace mailassay::core::risk {
+
+/// Suggests the domain the user probably meant, mailcheck-style but
+/// conservative; nullopt when there is nothing to correct.
+///
+/// - Domains that are major providers or on the free-provider list are
+///   never corrected (`gmx.com`, `ymail.com`, `hotmail.fr`, `live.com`).
+/// - The top-level domain is corrected only when it is not a delegated TLD
+///   (`.con`, `.cmo`, `.ocm`, `.comm`, `.nett`; never `.co`, `.cn`,
+///   `.shop`), and only to `com`, `net`, `org`, `edu`, `gov` or `info`.
+/// - The first label is corrected only towards a major provider's, with the
+///   same first letter, a length within 2, an edit distance (with
+///   transpositions) of 1 for labels of 4-5 letters and up to 2 from 6
+///   letters, and only when the corrected domain is itself a major provider
+///   (`gma.com` is left alone rather than turned into a domain nobody uses).
+/// - The result is never the input. A suggestion is advice: it never makes
+///   an address invalid.
+std::optional<std::string> suggest_domain(const lists& l,
+                                          std::string_view ascii_domain);
+
+/// Returns the optimal-string-alignment distance (Levenshtein plus adjacent
+/// transpositions) between `a` and `b`, or `limit + 1` once it exceeds
+/// `limit`. Both at most 64 characters.
+int edit_distance(std::string_view a, std::string_view b, int limit) noexcept;
+
+} // namespace mailassay::core::risk

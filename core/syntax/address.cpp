@@ -1,0 +1,740 @@
+#include "core/syntax/address.hpp"
+
+#include <idn2.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+
+namespace mailassay::core::syntax {
+
+namespace {
+
+// RFC 5321 §4.5.3.1.1 (local part), §4.5.3.1.3 via the 256-octet path minus
+// the angle brackets (address), RFC 1035 §2.3.4 (label, name).
+constexpr std::size_t max_local = 64;
+constexpr std::size_t max_address = 254;
+constexpr std::size_t max_domain = 253;
+constexpr std::size_t max_label = 63;
+
+enum char_class : std::uint8_t {
+  cls_atext = 1,
+  cls_ldh = 2,
+  cls_digit = 4,
+  cls_hex = 8,
+  cls_upper = 16,
+  cls_qtext = 32,
+};
+
+constexpr std::array<std::uint8_t, 256> make_classes() {
+  std::array<std::uint8_t, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c)
+    t[c] |= cls_atext | cls_ldh;
+  for (int c = 'A'; c <= 'Z'; ++c)
+    t[c] |= cls_atext | cls_ldh | cls_upper;
+  for (int c = '0'; c <= '9'; ++c)
+    t[c] |= cls_atext | cls_ldh | cls_digit | cls_hex;
+  for (int c = 'a'; c <= 'f'; ++c)
+    t[c] |= cls_hex;
+  for (int c = 'A'; c <= 'F'; ++c)
+    t[c] |= cls_hex;
+  t['-'] |= cls_ldh;
+  // RFC 5322 §3.2.3 atext specials.
+  for (char c : std::string_view{"!#$%&'*+-/=?^_`{|}~"})
+    t[static_cast<unsigned char>(c)] |= cls_atext;
+  // RFC 5321 qtextSMTP %d33 / %d35-91 / %d93-126; %d32 (space) is left out on
+  // purpose: we reject whitespace everywhere.
+  for (int c = 33; c <= 126; ++c)
+    if (c != '"' && c != '\\')
+      t[c] |= cls_qtext;
+  return t;
+}
+
+constexpr auto classes = make_classes();
+
+bool has(unsigned char c, std::uint8_t cls) {
+  return (classes[c] & cls) != 0;
+}
+
+struct code_point_range {
+  char32_t first;
+  char32_t last;
+};
+
+struct case_run {
+  char32_t first;
+  char32_t last;
+  int delta;
+  int stride;
+};
+
+#include "core/syntax/unicode_tables.inc"
+
+bool is_forbidden(char32_t cp) {
+  auto it = std::upper_bound(
+      std::begin(forbidden_ranges), std::end(forbidden_ranges), cp,
+      [](char32_t v, const code_point_range& r) { return v < r.first; });
+  return it != std::begin(forbidden_ranges) && cp <= std::prev(it)->last;
+}
+
+bool is_joiner(char32_t cp) {
+  return cp == 0x200C || cp == 0x200D;
+}
+
+char32_t to_lower(char32_t cp) {
+  auto it = std::upper_bound(
+      std::begin(lower_runs), std::end(lower_runs), cp,
+      [](char32_t v, const case_run& r) { return v < r.first; });
+  if (it == std::begin(lower_runs))
+    return cp;
+  const auto& r = *std::prev(it);
+  if (cp > r.last || (cp - r.first) % r.stride != 0)
+    return cp;
+  return static_cast<char32_t>(static_cast<std::int32_t>(cp) + r.delta);
+}
+
+// Decodes one UTF-8 sequence (RFC 3629: no overlongs, no surrogates, at most
+// U+10FFFF); returns its length, or 0 when the bytes are not UTF-8.
+std::size_t decode_utf8(std::string_view s, std::size_t i, char32_t& cp) {
+  auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  auto cont = [&](std::size_t k) {
+    return k < s.size() && (at(k) & 0xC0) == 0x80;
+  };
+  unsigned char b = at(i);
+  if (b >= 0xC2 && b <= 0xDF) {
+    if (!cont(i + 1))
+      return 0;
+    cp = (char32_t{b} & 0x1F) << 6 | (at(i + 1) & 0x3F);
+    return 2;
+  }
+  if (b >= 0xE0 && b <= 0xEF) {
+    if (!cont(i + 1) || !cont(i + 2))
+      return 0;
+    cp = (char32_t{b} & 0x0F) << 12 | char32_t{at(i + 1) & 0x3Fu} << 6 |
+         (at(i + 2) & 0x3F);
+    if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))
+      return 0;
+    return 3;
+  }
+  if (b >= 0xF0 && b <= 0xF4) {
+    if (!cont(i + 1) || !cont(i + 2) || !cont(i + 3))
+      return 0;
+    cp = (char32_t{b} & 0x07) << 18 | char32_t{at(i + 1) & 0x3Fu} << 12 |
+         char32_t{at(i + 2) & 0x3Fu} << 6 | (at(i + 3) & 0x3F);
+    if (cp < 0x10000 || cp > 0x10FFFF)
+      return 0;
+    return 4;
+  }
+  return 0;
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+std::string code_point_name(char32_t cp) {
+  constexpr char digits[] = "0123456789ABCDEF";
+  std::string hex;
+  for (int shift = 20; shift >= 0; shift -= 4)
+    if ((cp >> shift) != 0 || shift < 16)
+      hex += digits[(cp >> shift) & 0xF];
+  return "U+" + hex;
+}
+
+bool fail(parsed_address& out, std::string detail) {
+  out.valid = false;
+  out.reason = reason_invalid_syntax;
+  out.detail = std::move(detail);
+  return false;
+}
+
+bool fail_code_point(parsed_address& out, char32_t cp) {
+  if (cp == 0x00A0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) ||
+      cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F ||
+      cp == 0x3000)
+    return fail(out, "contains whitespace (" + code_point_name(cp) + ")");
+  if (cp < 0xA0)
+    return fail(out,
+                "contains a control character (" + code_point_name(cp) + ")");
+  return fail(out, "contains an invisible or format character (" +
+                       code_point_name(cp) + ")");
+}
+
+// Explains an ASCII byte that has no place where it was found; `where` names
+// the part ("an unquoted local part", "a domain").
+bool fail_ascii(parsed_address& out, unsigned char c, std::string_view input,
+                std::string_view where) {
+  if (c == '<' || c == '>' ||
+      ((c == ' ' || c == '\t') && input.find('<') != input.npos))
+    return fail(out, "display names and angle brackets are not part of an "
+                     "address");
+  if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+    return fail(out, "contains whitespace");
+  if (c < 0x20 || c == 0x7F)
+    return fail(out, "contains a control character (" +
+                         code_point_name(char32_t{c}) + ")");
+  if (c == '(' || c == ')')
+    return fail(out, "comments (CFWS) are not allowed");
+  std::string detail = "character '";
+  detail += static_cast<char>(c);
+  detail += "' is not allowed in ";
+  detail += where;
+  return fail(out, std::move(detail));
+}
+
+// Checks a non-ASCII character at input[i]; sets `len` to its length.
+bool check_non_ascii(parsed_address& out, std::string_view s, std::size_t i,
+                     std::size_t& len, bool allow_joiners) {
+  char32_t cp = 0;
+  len = decode_utf8(s, i, cp);
+  if (len == 0)
+    return fail(out, "invalid UTF-8");
+  if (is_forbidden(cp))
+    return fail_code_point(out, cp);
+  if (!allow_joiners && is_joiner(cp))
+    return fail(out, "contains a zero-width joiner or non-joiner (" +
+                         code_point_name(cp) + ") outside a domain label");
+  return true;
+}
+
+// RFC 5321 §4.1.2 Quoted-string; `end` receives the index after the closing
+// quote.
+bool parse_quoted(parsed_address& out, std::string_view s, std::size_t& end) {
+  std::size_t i = 1;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"') {
+      end = i + 1;
+      if (i == 1)
+        return fail(out, "empty quoted local part");
+      return true;
+    }
+    if (c == '\\') {
+      if (i + 1 >= s.size())
+        break;
+      auto n = static_cast<unsigned char>(s[i + 1]);
+      // quoted-pairSMTP is %d92 %d32-126: ASCII only, even under RFC 6531.
+      if (n >= 0x80)
+        return fail(out, "backslash before a non-ASCII character");
+      if (n == '"' || n == '\\' || has(n, cls_qtext)) {
+        i += 2;
+        continue;
+      }
+      return fail_ascii(out, n, s, "a quoted local part");
+    }
+    if (c < 0x80) {
+      if (!has(c, cls_qtext))
+        return fail_ascii(out, c, s, "a quoted local part");
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    if (!check_non_ascii(out, s, i, len, false))
+      return false;
+    out.needs_smtputf8 = true;
+    i += len;
+  }
+  return fail(out, "unterminated quoted local part");
+}
+
+// RFC 5321 §4.1.2 Dot-string (+ RFC 6531 UTF8-non-ascii); `at` receives the
+// index of the '@'.
+bool parse_dot_string(parsed_address& out, std::string_view s,
+                      std::size_t& at) {
+  bool after_dot = true;
+  std::size_t i = 0;
+  for (; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (has(c, cls_atext)) {
+        after_dot = false;
+        continue;
+      }
+      if (c == '@')
+        break;
+      if (c == '.') {
+        if (i == 0)
+          return fail(out, "local part starts with a dot");
+        if (after_dot)
+          return fail(out, "consecutive dots in the local part");
+        after_dot = true;
+        continue;
+      }
+      if (c == '"')
+        return fail(out, "a quoted string must be the whole local part");
+      return fail_ascii(out, c, s, "an unquoted local part");
+    }
+    std::size_t len = 0;
+    if (!check_non_ascii(out, s, i, len, false))
+      return false;
+    out.needs_smtputf8 = true;
+    after_dot = false;
+    i += len - 1;
+  }
+  if (i == s.size())
+    return fail(out, "missing @");
+  if (i == 0)
+    return fail(out, "empty local part");
+  if (after_dot)
+    return fail(out, "local part ends with a dot");
+  at = i;
+  return true;
+}
+
+// RFC 5321 §4.1.3 Snum 3("." Snum), Snum = 1*3DIGIT in 0..255.
+bool is_ipv4(std::string_view s) {
+  int parts = 0;
+  std::size_t i = 0;
+  while (true) {
+    std::size_t digits = 0;
+    int value = 0;
+    while (i < s.size() && has(static_cast<unsigned char>(s[i]), cls_digit)) {
+      value = value * 10 + (s[i] - '0');
+      ++i;
+      if (++digits > 3)
+        return false;
+    }
+    if (digits == 0 || value > 255)
+      return false;
+    if (++parts == 4)
+      return i == s.size();
+    if (i >= s.size() || s[i] != '.')
+      return false;
+    ++i;
+  }
+}
+
+// 1*4HEXDIG *(":" 1*4HEXDIG), possibly empty; counts the groups.
+bool hex_groups(std::string_view s, int& count) {
+  count = 0;
+  if (s.empty())
+    return true;
+  std::size_t i = 0;
+  while (true) {
+    std::size_t digits = 0;
+    while (i < s.size() && has(static_cast<unsigned char>(s[i]), cls_hex)) {
+      ++i;
+      if (++digits > 4)
+        return false;
+    }
+    if (digits == 0)
+      return false;
+    ++count;
+    if (i == s.size())
+      return true;
+    if (s[i] != ':')
+      return false;
+    ++i;
+  }
+}
+
+// RFC 5321 §4.1.3 IPv6-addr: full, compressed ("::" standing for at least two
+// groups), and the same with a trailing IPv4 address.
+bool is_ipv6(std::string_view s) {
+  std::string_view groups = s;
+  int wanted = 8;
+  auto last_colon = s.rfind(':');
+  if (last_colon == s.npos)
+    return false;
+  if (s.find('.', last_colon) != s.npos) {
+    if (!is_ipv4(s.substr(last_colon + 1)))
+      return false;
+    groups = s.substr(0, last_colon + 1);
+    if (groups.size() < 2 || groups.substr(groups.size() - 2) != "::")
+      groups.remove_suffix(1);
+    wanted = 6;
+  }
+  auto gap = groups.find("::");
+  int left = 0;
+  if (gap == groups.npos)
+    return hex_groups(groups, left) && left == wanted;
+  if (groups.find("::", gap + 1) != groups.npos)
+    return false;
+  int right = 0;
+  return hex_groups(groups.substr(0, gap), left) &&
+         hex_groups(groups.substr(gap + 2), right) &&
+         left + right <= wanted - 2;
+}
+
+bool iequals_prefix(std::string_view s, std::string_view lower_prefix) {
+  if (s.size() < lower_prefix.size())
+    return false;
+  for (std::size_t i = 0; i < lower_prefix.size(); ++i)
+    if ((s[i] | 0x20) != lower_prefix[i])
+      return false;
+  return true;
+}
+
+bool parse_literal(parsed_address& out, std::string_view d) {
+  if (d.size() < 2 || d.back() != ']')
+    return fail(out, "unterminated domain literal");
+  auto body = d.substr(1, d.size() - 2);
+  for (char ch : body) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x80 || c <= 0x20 || c == 0x7F || c == '[' || c == ']' ||
+        c == '\\')
+      return fail(out, "invalid character in a domain literal");
+  }
+  if (iequals_prefix(body, "ipv6:")) {
+    if (!is_ipv6(body.substr(5)))
+      return fail(out, "invalid IPv6 address literal");
+    out.literal_address.assign(body.substr(5));
+  } else if (is_ipv4(body)) {
+    out.literal_address.assign(body);
+  } else if (body.find(':') != body.npos) {
+    // General-address-literal tags must be IANA-registered; only IPv6 is.
+    return fail(out, "unknown address literal tag (only IPv6: is defined)");
+  } else {
+    return fail(out, "invalid IPv4 address literal");
+  }
+  out.domain.assign(d);
+  out.ascii_domain.assign(d);
+  out.ip_literal = true;
+  return true;
+}
+
+std::string_view idn_error(int rc) {
+  switch (rc) {
+    case IDN2_PUNYCODE_BAD_INPUT:
+    case IDN2_PUNYCODE_BIG_OUTPUT:
+    case IDN2_PUNYCODE_OVERFLOW: return "invalid punycode in an xn-- label";
+    case IDN2_DISALLOWED:
+      return "domain has a character IDNA2008 disallows (fullwidth, "
+             "symbol, emoji or upper-case form)";
+    case IDN2_CONTEXTJ:
+    case IDN2_CONTEXTO:
+    case IDN2_CONTEXTJ_NO_RULE:
+    case IDN2_CONTEXTO_NO_RULE:
+      return "domain has a character outside its IDNA2008 context (e.g. "
+             "a zero-width joiner)";
+    case IDN2_BIDI: return "domain breaks the IDNA bidi rule (RFC 5893)";
+    case IDN2_UNASSIGNED: return "domain has an unassigned code point";
+    case IDN2_TOO_BIG_LABEL: return "label longer than 63 octets";
+    case IDN2_TOO_BIG_DOMAIN: return "domain longer than 253 octets";
+    case IDN2_2HYPHEN: return "label has -- in the 3rd and 4th positions";
+    case IDN2_LEADING_COMBINING: return "label starts with a combining mark";
+    case IDN2_NOT_NFC: return "xn-- label does not decode to NFC text";
+    default: return "invalid internationalized domain name";
+  }
+}
+
+// IDNA2008 without UTS #46 mapping (RFC 5891 §4, §5.4): only NFC is applied,
+// so fullwidth and invisible characters fail rather than being mapped away.
+bool to_a_labels(parsed_address& out, bool has_xn) {
+  constexpr int flags = IDN2_NFC_INPUT | IDN2_NO_TR46;
+  char* ascii = nullptr;
+  int rc = idn2_to_ascii_8z(out.domain.c_str(), &ascii, flags);
+  if (rc != IDN2_OK)
+    return fail(out, std::string{idn_error(rc)});
+  out.ascii_domain.assign(ascii);
+  idn2_free(ascii);
+  if (!has_xn)
+    return true;
+  // RFC 5891 §5.4: an A-label must survive decode + re-encode unchanged.
+  char* unicode = nullptr;
+  rc = idn2_to_unicode_8z8z(out.ascii_domain.c_str(), &unicode, 0);
+  if (rc != IDN2_OK)
+    return fail(out, std::string{idn_error(rc)});
+  char* again = nullptr;
+  rc = idn2_to_ascii_8z(unicode, &again, flags);
+  idn2_free(unicode);
+  if (rc != IDN2_OK)
+    return fail(out, std::string{idn_error(rc)});
+  bool same = out.ascii_domain == again;
+  idn2_free(again);
+  if (!same)
+    return fail(out, "xn-- label is not a canonical A-label");
+  return true;
+}
+
+void lower_unicode(std::string& domain) {
+  std::string lowered;
+  lowered.reserve(domain.size());
+  for (std::size_t i = 0; i < domain.size();) {
+    auto c = static_cast<unsigned char>(domain[i]);
+    if (c < 0x80) {
+      lowered += static_cast<char>(has(c, cls_upper) ? c | 0x20 : c);
+      ++i;
+      continue;
+    }
+    char32_t cp = 0;
+    std::size_t len = decode_utf8(domain, i, cp);
+    append_utf8(lowered, to_lower(cp));
+    i += len;
+  }
+  domain.swap(lowered);
+}
+
+// RFC 5321 §4.1.2 Domain (sub-domain *("." sub-domain), LDH labels) with
+// RFC 6531 U-labels.
+bool parse_domain(parsed_address& out, std::string_view d) {
+  if (d.empty())
+    return fail(out, "missing domain");
+  std::size_t label_start = 0;
+  std::size_t labels = 0;
+  bool label_ascii = true;
+  bool label_numeric = true;
+  bool any_non_ascii = false;
+  bool has_xn = false;
+  auto end_label = [&](std::size_t end) {
+    std::size_t len = end - label_start;
+    if (len == 0) {
+      if (end == 0)
+        return fail(out, "domain starts with a dot");
+      if (end == d.size())
+        return fail(out, "domain ends with a dot");
+      return fail(out, "consecutive dots in the domain");
+    }
+    if (d[label_start] == '-')
+      return fail(out, "domain label starts with a hyphen");
+    if (d[end - 1] == '-')
+      return fail(out, "domain label ends with a hyphen");
+    if (label_ascii && len > max_label)
+      return fail(out, "domain label longer than 63 octets");
+    if (len >= 4 && iequals_prefix(d.substr(label_start), "xn--"))
+      has_xn = true;
+    ++labels;
+    return true;
+  };
+  // Scans and lower-cases in one pass; the hot path for ASCII domains.
+  out.domain.resize(d.size());
+  char* lowered = out.domain.data();
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    auto c = static_cast<unsigned char>(d[i]);
+    auto cls = classes[c];
+    if (cls & cls_ldh) {
+      lowered[i] = static_cast<char>(cls & cls_upper ? c | 0x20 : c);
+      label_numeric = label_numeric && (cls & cls_digit) != 0;
+      continue;
+    }
+    if (c == '.') {
+      if (!end_label(i))
+        return false;
+      lowered[i] = '.';
+      label_start = i + 1;
+      label_ascii = true;
+      label_numeric = true;
+      continue;
+    }
+    if (c < 0x80) {
+      if (c == '@')
+        return fail(out, "more than one @ (an @ in the local part must be "
+                         "quoted)");
+      if (c == '_')
+        return fail(out, "underscore is not allowed in a host name");
+      if (c == '[' || c == ']')
+        return fail(out, "a domain literal must be the whole domain");
+      return fail_ascii(out, c, d, "a domain");
+    }
+    std::size_t len = 0;
+    if (!check_non_ascii(out, d, i, len, true))
+      return false;
+    std::copy_n(d.data() + i, len, lowered + i);
+    label_ascii = false;
+    label_numeric = false;
+    any_non_ascii = true;
+    i += len - 1;
+  }
+  if (!end_label(d.size()))
+    return false;
+  if (labels < 2)
+    return fail(out, "domain has a single label (no top-level domain)");
+  if (label_numeric)
+    return fail(out, "top-level domain is all-numeric");
+  if (any_non_ascii)
+    lower_unicode(out.domain);
+  if (!any_non_ascii && !has_xn) {
+    if (d.size() > max_domain)
+      return fail(out, "domain longer than 253 octets");
+    out.ascii_domain = out.domain;
+    return true;
+  }
+  if (!to_a_labels(out, has_xn))
+    return false;
+  if (out.ascii_domain.size() > max_domain)
+    return fail(out, "domain longer than 253 octets in A-label form");
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= out.ascii_domain.size(); ++i) {
+    if (i == out.ascii_domain.size() || out.ascii_domain[i] == '.') {
+      if (i - start > max_label)
+        return fail(out, "domain label longer than 63 octets in A-label form");
+      start = i + 1;
+    }
+  }
+  return true;
+}
+
+// RFC 6761 §6 (test, example, invalid, localhost, example.com/net/org),
+// RFC 6762 (local), RFC 7686 (onion); returns the reserved name matched.
+std::string_view special_use(std::string_view ascii_domain) {
+  static constexpr std::string_view reserved_tlds[] = {
+      "test", "example", "invalid", "localhost", "local", "onion"};
+  auto dot = ascii_domain.rfind('.');
+  auto tld = ascii_domain.substr(dot + 1);
+  for (auto name : reserved_tlds)
+    if (tld == name)
+      return name;
+  if (tld != "com" && tld != "net" && tld != "org")
+    return {};
+  auto rest = ascii_domain.substr(0, dot);
+  auto sld_dot = rest.rfind('.');
+  if (rest.substr(sld_dot + 1) != "example")
+    return {};
+  return ascii_domain.substr(sld_dot + 1);
+}
+
+enum class provider { other, gmail, plus_tags, case_only };
+
+provider provider_of(std::string_view domain) {
+  struct entry {
+    std::string_view domain;
+    provider kind;
+  };
+  // Plus-tag providers per their documentation; Yahoo's disposable addresses
+  // use '-' with a chosen base name, so only its case is folded.
+  static constexpr entry known[] = {
+      {"gmail.com", provider::gmail},
+      {"googlemail.com", provider::gmail},
+      {"outlook.com", provider::plus_tags},
+      {"hotmail.com", provider::plus_tags},
+      {"live.com", provider::plus_tags},
+      {"icloud.com", provider::plus_tags},
+      {"me.com", provider::plus_tags},
+      {"mac.com", provider::plus_tags},
+      {"fastmail.com", provider::plus_tags},
+      {"protonmail.com", provider::plus_tags},
+      {"protonmail.ch", provider::plus_tags},
+      {"proton.me", provider::plus_tags},
+      {"pm.me", provider::plus_tags},
+      {"yahoo.com", provider::case_only},
+  };
+  for (const auto& e : known)
+    if (e.domain == domain)
+      return e.kind;
+  return provider::other;
+}
+
+void normalize(parsed_address& out) {
+  auto kind = out.quoted_local || out.ip_literal ? provider::other
+                                                 : provider_of(out.domain);
+  auto& n = out.normalized;
+  if (kind == provider::other) {
+    n.reserve(out.local_part.size() + 1 + out.domain.size());
+    n += out.local_part;
+  } else {
+    std::string_view local = out.local_part;
+    auto plus = local.find('+');
+    if (kind != provider::case_only && plus != 0 && plus != local.npos)
+      local = local.substr(0, plus);
+    for (char ch : local) {
+      if (kind == provider::gmail && ch == '.')
+        continue;
+      auto c = static_cast<unsigned char>(ch);
+      n += static_cast<char>(has(c, cls_upper) ? c | 0x20 : c);
+    }
+  }
+  n += '@';
+  n += kind == provider::gmail ? std::string_view{"gmail.com"}
+                               : std::string_view{out.domain};
+}
+
+void reset(parsed_address& out) {
+  out.valid = false;
+  out.reason.clear();
+  out.detail.clear();
+  out.input.clear();
+  out.local_part.clear();
+  out.domain.clear();
+  out.ascii_domain.clear();
+  out.literal_address.clear();
+  out.ip_literal = false;
+  out.quoted_local = false;
+  out.needs_smtputf8 = false;
+  out.normalized.clear();
+}
+
+bool parse_into(std::string_view input, const options& opts,
+                parsed_address& out) {
+  if (input.empty())
+    return fail(out, "empty address");
+  std::size_t at = 0;
+  if (input.front() == '"') {
+    std::size_t end = 0;
+    if (!parse_quoted(out, input, end))
+      return false;
+    if (end == input.size() || input[end] != '@')
+      return fail(out, "a quoted local part must be followed by @");
+    out.quoted_local = true;
+    at = end;
+  } else if (!parse_dot_string(out, input, at)) {
+    return false;
+  }
+  auto domain = input.substr(at + 1);
+  bool ok = !domain.empty() && domain.front() == '['
+                ? parse_literal(out, domain)
+                : parse_domain(out, domain);
+  if (!ok)
+    return false;
+  if (at > max_local)
+    return fail(out, "local part longer than 64 octets");
+  if (input.size() > max_address ||
+      at + 1 + out.ascii_domain.size() > max_address)
+    return fail(out, "address longer than 254 octets");
+  out.local_part.assign(input.substr(0, at));
+  normalize(out);
+  if (out.ip_literal) {
+    out.valid = true;
+    out.reason = reason_ip_literal;
+    out.detail = "domain is an address literal; mail to it bypasses DNS";
+    return true;
+  }
+  auto reserved = special_use(out.ascii_domain);
+  if (!reserved.empty() && !opts.allow_test_domains) {
+    out.valid = false;
+    out.reason = reason_special_use_domain;
+    out.detail = "domain is special-use (RFC 6761, 6762, 7686): ";
+    out.detail += reserved;
+    return false;
+  }
+  out.valid = true;
+  return true;
+}
+
+} // namespace
+
+void parse(std::string_view input, const options& opts, parsed_address& out) {
+  reset(out);
+  out.input.assign(input);
+  if (parse_into(input, opts, out) || out.reason != reason_invalid_syntax)
+    return;
+  // Parts filled before the error was found would describe a non-address.
+  out.local_part.clear();
+  out.domain.clear();
+  out.ascii_domain.clear();
+  out.literal_address.clear();
+  out.normalized.clear();
+}
+
+parsed_address parse(std::string_view input, const options& opts) {
+  parsed_address out;
+  parse(input, opts, out);
+  return out;
+}
+
+} // namespace mailassay::core::syntax

@@ -1,0 +1,492 @@
+#include "http/codec.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/base/time_format.hpp"
+
+namespace mailassay::http::codec {
+
+using core::errc;
+using core::make_error;
+
+namespace {
+
+core::error bad_request(std::string message) {
+  return make_error(errc::bad_request, std::move(message));
+}
+
+bool json_content_type(std::string_view ct) {
+  std::string lower;
+  for (char c : ct.substr(0, ct.find(';')))
+    if (c != ' ')
+      lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "application/json"
+         || (lower.rfind("application/", 0) == 0 && lower.size() > 5
+             && lower.substr(lower.size() - 5) == "+json");
+}
+
+json optional_int(const std::optional<std::int64_t>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+} // namespace
+
+core::expected<json> parse_object(const request_view& req) {
+  auto ct = req.header("Content-Type");
+  if (!req.body.empty() && ct && !json_content_type(*ct))
+    return bad_request("Content-Type must be application/json");
+  if (req.body.empty())
+    return bad_request("Request body must be a JSON object");
+  auto parsed = json::parse(req.body, nullptr, false);
+  if (parsed.is_discarded())
+    return bad_request("Malformed JSON in request body");
+  if (!parsed.is_object())
+    return bad_request("Request body must be a JSON object");
+  return parsed;
+}
+
+object_reader::object_reader(const json& obj,
+                             std::initializer_list<const char*> allowed,
+                             std::string prefix)
+  : obj_(obj), prefix_(std::move(prefix)) {
+  for (auto& [key, value] : obj_.items()) {
+    bool known = std::any_of(allowed.begin(), allowed.end(),
+                             [&](const char* a) { return key == a; });
+    if (!known)
+      errors_.push_back("property " + prefix_ + key + " should not exist");
+  }
+}
+
+bool object_reader::has(const char* name) const {
+  return obj_.contains(name);
+}
+
+std::optional<std::string>
+object_reader::text(const char* name, bool required, std::size_t max) {
+  auto i = obj_.find(name);
+  if (i == obj_.end() || i->is_null()) {
+    if (required)
+      errors_.push_back(full(name) + " should not be empty");
+    return std::nullopt;
+  }
+  if (!i->is_string()) {
+    errors_.push_back(full(name) + " must be a string");
+    return std::nullopt;
+  }
+  auto value = i->get<std::string>();
+  if (required && value.empty()) {
+    errors_.push_back(full(name) + " should not be empty");
+    return std::nullopt;
+  }
+  if (value.size() > max) {
+    errors_.push_back(full(name) + " must be shorter than or equal to "
+                      + std::to_string(max) + " characters");
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<bool> object_reader::flag(const char* name) {
+  auto i = obj_.find(name);
+  if (i == obj_.end())
+    return std::nullopt;
+  if (!i->is_boolean()) {
+    errors_.push_back(full(name) + " must be a boolean value");
+    return std::nullopt;
+  }
+  return i->get<bool>();
+}
+
+std::optional<std::optional<std::int64_t>>
+object_reader::integer(const char* name, std::int64_t min, std::int64_t max,
+                       bool nullable) {
+  auto i = obj_.find(name);
+  if (i == obj_.end())
+    return std::nullopt;
+  if (i->is_null() && nullable)
+    return std::optional<std::int64_t>{};
+  if (!i->is_number_integer()) {
+    errors_.push_back(full(name) + " must be an integer number"
+                      + (nullable ? std::string{" or null"} : ""));
+    return std::nullopt;
+  }
+  auto v = i->get<std::int64_t>();
+  if (v < min || v > max) {
+    errors_.push_back(full(name) + " must be between " + std::to_string(min)
+                      + " and " + std::to_string(max));
+    return std::nullopt;
+  }
+  return std::optional<std::int64_t>{v};
+}
+
+const json* object_reader::object(const char* name) {
+  auto i = obj_.find(name);
+  if (i == obj_.end())
+    return nullptr;
+  if (!i->is_object()) {
+    errors_.push_back(full(name) + " must be an object");
+    return nullptr;
+  }
+  return &*i;
+}
+
+std::optional<std::vector<std::string>>
+object_reader::strings(const char* name, std::size_t max_items) {
+  auto i = obj_.find(name);
+  if (i == obj_.end())
+    return std::nullopt;
+  if (!i->is_array()) {
+    errors_.push_back(full(name) + " must be an array");
+    return std::nullopt;
+  }
+  if (i->size() > max_items) {
+    errors_.push_back(full(name) + " must contain no more than "
+                      + std::to_string(max_items) + " elements");
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  for (auto& item : *i) {
+    if (!item.is_string()) {
+      errors_.push_back("each value in " + full(name) + " must be a string");
+      return std::nullopt;
+    }
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+std::optional<core::error> failure_of(object_reader& r) {
+  if (r.errors().empty())
+    return std::nullopt;
+  core::error e = make_error(errc::validation_failed, "Validation failed");
+  e.details = std::move(r.errors());
+  return e;
+}
+
+bool looks_like_email(const std::string& s) {
+  auto at = s.rfind('@');
+  if (at == std::string::npos || at == 0 || at + 1 >= s.size()
+      || s.size() > 254)
+    return false;
+  auto domain = s.substr(at + 1);
+  if (domain.find('.') == std::string::npos || domain.front() == '.'
+      || domain.back() == '.')
+    return false;
+  return std::none_of(s.begin(), s.end(), [](unsigned char c) {
+    return c <= ' ' || c == 0x7F;
+  });
+}
+
+bool looks_like_domain(const std::string& s) {
+  if (s.empty() || s.size() > 253 || s.front() == '.' || s.back() == '.'
+      || s.front() == '-')
+    return false;
+  return std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '-' || c == '.';
+  });
+}
+
+// -- decoders ---------------------------------------------------------------
+
+core::expected<accounts::signup_input> signup(const request_view& req) {
+  auto body = parse_object(req);
+  if (!body)
+    return std::move(body).error_value();
+  object_reader r{*body, {"organizationName", "email", "password", "name"}};
+  accounts::signup_input in;
+  in.organization_name = r.text("organizationName", true, 200).value_or("");
+  in.email = r.text("email", true, 254).value_or("");
+  in.password = r.text("password", true, 256).value_or("");
+  in.name = r.text("name", false, 200).value_or("");
+  if (!in.email.empty() && !looks_like_email(in.email))
+    r.add("email must be an email");
+  if (!in.password.empty() && in.password.size() < 8)
+    r.add("password must be longer than or equal to 8 characters");
+  if (auto f = failure_of(r))
+    return *f;
+  return in;
+}
+
+core::expected<std::pair<std::string, std::string>>
+login(const request_view& req) {
+  auto body = parse_object(req);
+  if (!body)
+    return std::move(body).error_value();
+  object_reader r{*body, {"email", "password"}};
+  auto email = r.text("email", true, 254);
+  auto password = r.text("password", true, 256);
+  if (auto f = failure_of(r))
+    return *f;
+  return std::pair{*email, *password};
+}
+
+core::expected<std::string> refresh_token(const request_view& req) {
+  auto body = parse_object(req);
+  if (!body)
+    return std::move(body).error_value();
+  object_reader r{*body, {"refreshToken"}};
+  auto token = r.text("refreshToken", true, 512);
+  if (auto f = failure_of(r))
+    return *f;
+  return *token;
+}
+
+core::expected<accounts::new_member_input> new_member(const request_view& req) {
+  auto body = parse_object(req);
+  if (!body)
+    return std::move(body).error_value();
+  object_reader r{*body, {"email", "password", "name", "role"}};
+  accounts::new_member_input in;
+  in.email = r.text("email", true, 254).value_or("");
+  in.password = r.text("password", true, 256).value_or("");
+  in.name = r.text("name", false, 200).value_or("");
+  auto role = r.text("role", false, 16);
+  if (!in.email.empty() && !looks_like_email(in.email))
+    r.add("email must be an email");
+  if (!in.password.empty() && in.password.size() < 8)
+    r.add("password must be longer than or equal to 8 characters");
+  if (role) {
+    if (auto parsed = acc::parse_role(*role))
+      in.role = *parsed;
+    else
+      r.add("role must be one of the following values: owner, admin, member");
+  }
+  if (auto f = failure_of(r))
+    return *f;
+  return in;
+}
+
+core::expected<acc::role> role_change(const request_view& req) {
+  auto body = parse_object(req);
+  if (!body)
+    return std::move(body).error_value();
+  object_reader r{*body, {"role"}};
+  auto role = r.text("role", true, 16);
+  std::optional<acc::role> parsed;
+  if (role && !(parsed = acc::parse_role(*role)))
+    r.add("role must be one of the following values: owner, admin, member");
+  if (auto f = failure_of(r))
+    return *f;
+  return *parsed;
+}
+
+namespace {
+
+void read_config(object_reader& parent, acc::key_config& cfg) {
+  auto* obj = parent.object("config");
+  if (!obj)
+    return;
+  object_reader r{*obj,
+                  {"smtp", "disposable", "roleAccount", "enrichment",
+                   "randomDetection"},
+                  "config."};
+  cfg.smtp = r.flag("smtp").value_or(cfg.smtp);
+  cfg.disposable = r.flag("disposable").value_or(cfg.disposable);
+  cfg.role_account = r.flag("roleAccount").value_or(cfg.role_account);
+  cfg.enrichment = r.flag("enrichment").value_or(cfg.enrichment);
+  cfg.random_detection
+    = r.flag("randomDetection").value_or(cfg.random_detection);
+  for (auto& e : r.errors())
+    parent.add(e);
+}
+
+std::optional<acc::rate_limits> read_limits(object_reader& parent) {
+  auto* obj = parent.object("rateLimits");
+  if (!obj)
+    return std::nullopt;
+  object_reader r{*obj, {"perMinute", "perHour", "perDay"}, "rateLimits."};
+  acc::rate_limits l;
+  constexpr std::int64_t max = 1'000'000'000;
+  if (auto v = r.integer("perMinute", 1, max, true))
+    l.per_minute = *v;
+  if (auto v = r.integer("perHour", 1, max, true))
+    l.per_hour = *v;
+  if (auto v = r.integer("perDay", 1, max, true))
+    l.per_day = *v;
+  for (auto& e : r.errors())
+    parent.add(e);
+  return l;
+}
+
+std::optional<std::vector<std::string>> read_domains(object_reader& r) {
+  auto domains = r.strings("allowedDomains", 100);
+  if (!domains)
+    return std::nullopt;
+  for (auto& d : *domains) {
+    std::transform(d.begin(), d.end(), d.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    if (!looks_like_domain(d)) {
+      r.add("each value in allowedDomains must be a domain name (no scheme, "
+            "port or path)");
+      return std::nullopt;
+    }
+  }
+  return domains;
+}
+
+} // namespace
+
+core::expected<accounts::new_key_input> new_key(const request_view& req) {
+  auto body = parse_object(req);
+  if (!body)
+    return std::move(body).error_value();
+  object_reader r{*body,
+                  {"name", "allowedDomains", "config", "mode", "rateLimits"}};
+  accounts::new_key_input in;
+  in.name = r.text("name", true, 100).value_or("");
+  in.allowed_domains = read_domains(r).value_or(std::vector<std::string>{});
+  read_config(r, in.config);
+  if (auto mode = r.text("mode", false, 8)) {
+    if (*mode == "test")
+      in.test = true;
+    else if (*mode != "live")
+      r.add("mode must be one of the following values: live, test");
+  }
+  if (r.has("rateLimits") && !(*body)["rateLimits"].is_null())
+    in.limits = read_limits(r);
+  if (auto f = failure_of(r))
+    return *f;
+  return in;
+}
+
+core::expected<accounts::key_patch> key_update(const request_view& req) {
+  auto body = parse_object(req);
+  if (!body)
+    return std::move(body).error_value();
+  object_reader r{*body, {"name", "allowedDomains", "config", "rateLimits"}};
+  accounts::key_patch patch;
+  auto& u = patch.fields;
+  if (r.has("name"))
+    u.name = r.text("name", true, 100);
+  if (r.has("allowedDomains"))
+    u.allowed_domains = read_domains(r);
+  if (auto* obj = r.object("config")) {
+    // A PATCH of config changes only the options it names.
+    object_reader c{*obj,
+                    {"smtp", "disposable", "roleAccount", "enrichment",
+                     "randomDetection"},
+                    "config."};
+    accounts::config_patch cp{c.flag("smtp"), c.flag("disposable"),
+                              c.flag("roleAccount"), c.flag("enrichment"),
+                              c.flag("randomDetection")};
+    for (auto& e : c.errors())
+      r.add(e);
+    patch.config = cp;
+  }
+  if (r.has("rateLimits")) {
+    if ((*body)["rateLimits"].is_null())
+      u.limits = acc::rate_limits{};
+    else
+      u.limits = read_limits(r);
+  }
+  if (auto f = failure_of(r))
+    return *f;
+  return patch;
+}
+
+// -- encoders ---------------------------------------------------------------
+
+json user(const acc::user& u) {
+  return {{"id", u.id},
+          {"email", u.email},
+          {"name", u.name},
+          {"createdAt", core::iso8601(u.created_at)}};
+}
+
+json organization(const acc::organization& o) {
+  return {{"id", o.id},
+          {"name", o.name},
+          {"createdAt", core::iso8601(o.created_at)}};
+}
+
+json member(const acc::member& m) {
+  auto out = user(m.person);
+  out["role"] = acc::to_string(m.member_role);
+  out["organizationId"] = m.organization_id;
+  return out;
+}
+
+json key_config(const acc::key_config& c) {
+  return {{"smtp", c.smtp},
+          {"disposable", c.disposable},
+          {"roleAccount", c.role_account},
+          {"enrichment", c.enrichment},
+          {"randomDetection", c.random_detection}};
+}
+
+json rate_limits(const acc::rate_limits& l) {
+  return {{"perMinute", optional_int(l.per_minute)},
+          {"perHour", optional_int(l.per_hour)},
+          {"perDay", optional_int(l.per_day)}};
+}
+
+json api_key(const acc::api_key& k) {
+  return {{"id", k.id},
+          {"name", k.name},
+          {"status", acc::to_string(k.status)},
+          {"prefix", k.prefix},
+          {"mode", k.prefix.rfind("svc_test_", 0) == 0 ? "test" : "live"},
+          {"allowedDomains", k.allowed_domains},
+          {"config", key_config(k.config)},
+          {"rateLimits", rate_limits(k.limits)},
+          {"organizationId", k.organization_id},
+          {"createdAt", core::iso8601(k.created_at)},
+          {"updatedAt", core::iso8601(k.updated_at)}};
+}
+
+json token_pair(const accounts::session& s) {
+  return {{"accessToken", s.access_token},
+          {"refreshToken", s.refresh_token},
+          {"expiresIn", s.expires_in},
+          {"tokenType", "Bearer"}};
+}
+
+json session(const accounts::session& s) {
+  auto out = token_pair(s);
+  out["user"] = user(s.person);
+  out["user"]["role"] = acc::to_string(s.role);
+  out["organization"] = organization(s.org);
+  out["role"] = acc::to_string(s.role);
+  return out;
+}
+
+json me(const accounts::me_view& m) {
+  json out{{"organization", organization(m.org)}};
+  if (m.who.type == accounts::principal::kind::user) {
+    out["type"] = "user";
+    out["role"] = acc::to_string(m.who.role);
+    if (m.person)
+      out["user"] = user(*m.person);
+  } else {
+    out["type"] = "api_key";
+    out["apiKey"] = api_key(*m.who.key);
+  }
+  return out;
+}
+
+json organization_view(const accounts::organization_view& v) {
+  auto out = organization(v.org);
+  out["members"] = v.members;
+  out["credits"] = {{"balance", v.balance.balance},
+                    {"consumed", v.balance.consumed}};
+  return out;
+}
+
+json balance(const acc::credit_balance& b) {
+  return {{"organizationId", b.organization_id},
+          {"balance", b.balance},
+          {"consumed", b.consumed},
+          {"updatedAt", core::iso8601(b.updated_at)}};
+}
+
+json credit_entry(const acc::credit_entry& e) {
+  return {{"id", e.id},
+          {"delta", e.delta},
+          {"kind", e.kind},
+          {"reference", e.reference},
+          {"balanceAfter", e.balance_after},
+          {"createdAt", core::iso8601(e.created_at)}};
+}
+
+} // namespace mailassay::http::codec

@@ -1,0 +1,71 @@
+#include "http/errors.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace mailassay::http {
+
+using core::errc;
+
+namespace {
+
+struct row {
+  errc code;
+  int status;
+  const char* name;
+};
+
+// errc -> HTTP status and `code`, in one place.
+constexpr row table[] = {
+  {errc::bad_request, 400, "BAD_REQUEST"},
+  {errc::validation_failed, 422, "VALIDATION_FAILED"},
+  {errc::unauthorized, 401, "UNAUTHORIZED"},
+  {errc::no_authorization, 401, "UNAUTHORIZED"},
+  {errc::insufficient_credits, 402, "INSUFFICIENT_CREDITS"},
+  {errc::forbidden, 403, "FORBIDDEN"},
+  {errc::not_found, 404, "NOT_FOUND"},
+  {errc::conflict, 409, "CONFLICT"},
+  {errc::active_job_exists, 409, "ACTIVE_JOB_EXISTS"},
+  {errc::payload_too_large, 413, "PAYLOAD_TOO_LARGE"},
+  {errc::rate_limited, 429, "TOO_MANY_REQUESTS"},
+  {errc::method_not_allowed, 405, "METHOD_NOT_ALLOWED"},
+  {errc::unavailable, 503, "SERVICE_UNAVAILABLE"},
+  {errc::internal, 500, "INTERNAL_ERROR"},
+};
+
+const row& find(errc code) {
+  for (auto& r : table)
+    if (r.code == code)
+      return r;
+  return table[std::size(table) - 1];
+}
+
+} // namespace
+
+int status_of(errc code) {
+  return find(code).status;
+}
+
+const char* code_of(errc code) {
+  return find(code).name;
+}
+
+std::string error_body(const core::error& e) {
+  auto status = status_of(e.code);
+  if (e.code == errc::validation_failed) {
+    nlohmann::json messages = e.details;
+    if (messages.empty())
+      messages.push_back(e.message);
+    return nlohmann::json{{"message", messages},
+                          {"error", "Unprocessable Entity"},
+                          {"statusCode", 422}}
+      .dump();
+  }
+  // Internal details stay in the log, never in the body.
+  auto message = e.code == errc::internal ? std::string{"Internal server error"}
+                                          : e.message;
+  return nlohmann::json{
+    {"message", message}, {"code", code_of(e.code)}, {"statusCode", status}}
+    .dump();
+}
+
+} // namespace mailassay::http

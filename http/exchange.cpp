@@ -1,0 +1,156 @@
+#include "http/exchange.hpp"
+
+#include <cctype>
+
+#include "actors/log.hpp"
+#include "http/errors.hpp"
+#include "http/exchange_impl.hpp"
+#include "http/metrics.hpp"
+
+namespace mailassay::http {
+
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i]))
+        != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+std::string reason_of(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 402: return "Payment Required";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 413: return "Payload Too Large";
+    case 422: return "Unprocessable Entity";
+    case 429: return "Too Many Requests";
+    case 503: return "Service Unavailable";
+    default: return status < 500 ? "Client Error" : "Internal Server Error";
+  }
+}
+
+} // namespace
+
+std::optional<std::string_view>
+request_view::header(std::string_view name) const {
+  for (auto& [k, v] : headers)
+    if (iequals(k, name))
+      return std::string_view{v};
+  return std::nullopt;
+}
+
+std::optional<std::string>
+request_view::query_param(std::string_view name) const {
+  try {
+    auto params = restinio::parse_query(query);
+    if (auto v = params.get_param(name))
+      return std::string{*v};
+  } catch (const std::exception&) {
+    // A malformed query string has no parameters.
+  }
+  return std::nullopt;
+}
+
+exchange::exchange(std::unique_ptr<impl> p) : impl_(std::move(p)) {
+}
+
+exchange::~exchange() {
+  // Everyone who could answer let go of the request: never leave a client
+  // (and a connection slot) hanging.
+  if (impl_ && !impl_->done.load())
+    fail(core::make_error(core::errc::internal, "request dropped unanswered"));
+}
+
+const request_view& exchange::request() const {
+  return impl_->view;
+}
+
+const std::string& exchange::id() const {
+  return impl_->id;
+}
+
+void exchange::set_rate(rate_headers r) {
+  impl_->rate = r;
+}
+
+bool exchange::answered() const {
+  return impl_->done.load();
+}
+
+void exchange::respond(response r) {
+  if (impl_->done.exchange(true))
+    return;
+  auto& s = *impl_;
+  if (s.deadline)
+    s.deadline->cancel();
+  auto out = s.req->create_response(restinio::http_status_line_t{
+    restinio::http_status_code_t{static_cast<std::uint16_t>(r.status)},
+    reason_of(r.status)});
+  if (r.status != 204)
+    out.append_header(restinio::http_field::content_type, r.content_type);
+  out.append_header("X-Request-Id", s.id);
+  out.append_header("RateLimit-Limit", std::to_string(s.rate.limit));
+  out.append_header("RateLimit-Remaining", std::to_string(s.rate.remaining));
+  out.append_header("RateLimit-Reset", std::to_string(s.rate.reset));
+  for (auto& [k, v] : r.headers)
+    out.append_header(k, v);
+  if (r.status != 204)
+    out.set_body(std::move(r.body));
+  out.done();
+  auto elapsed = std::chrono::duration<double>(
+                   std::chrono::steady_clock::now() - s.started)
+                   .count();
+  if (s.stats)
+    s.stats->observe(s.route, r.status, elapsed);
+  actors::log_event(
+    r.status >= 500 ? actors::log_level::error : actors::log_level::info,
+    "http_request",
+    {{"request_id", s.id},
+     {"method", s.view.method},
+     {"route", s.route},
+     {"status", std::to_string(r.status)},
+     {"duration_ms", std::to_string(elapsed * 1000.0)}});
+  if (s.in_flight)
+    s.in_flight->fetch_sub(1);
+  // Drop the handle now: a held handle keeps the connection alive.
+  s.req.reset();
+}
+
+void exchange::set_timeout_response(response r) {
+  impl_->on_timeout = std::move(r);
+}
+
+void exchange::time_out() {
+  if (impl_->on_timeout)
+    return respond(*impl_->on_timeout);
+  fail(core::make_error(core::errc::unavailable,
+                        "The request could not be completed in time"));
+}
+
+void exchange::json(int status, std::string body) {
+  respond(response{status, std::move(body), "application/json", {}});
+}
+
+void exchange::fail(const core::error& e) {
+  response r{status_of(e.code), error_body(e), "application/json", {}};
+  if (e.code == core::errc::rate_limited)
+    r.headers.emplace_back("Retry-After", std::to_string(e.retry_after));
+  if (e.code == core::errc::internal)
+    actors::log_event(actors::log_level::error, "internal_error",
+                      {{"request_id", impl_->id}, {"error", e.message}});
+  respond(std::move(r));
+}
+
+} // namespace mailassay::http

@@ -1,0 +1,86 @@
+#pragma once
+
+#include <utility>
+
+#include "actors/accounts/use_cases.hpp"
+#include "http/codec.hpp"
+#include "http/router.hpp"
+#include "http/services.hpp"
+
+namespace mailassay::http {
+
+/// Reads the credentials a request presents (Authorization, Origin/Referer).
+actors::accounts::credentials credentials_of(const request_view& req);
+
+/// Runs `f(account_env&)` on a storage worker; answers 503 when the database
+/// cannot be opened and skips requests already answered (deadline passed).
+template <class F>
+void with_storage(call c, F f) {
+  c.svc->storage.submit({[c, f = std::move(f)](actors::job_context& ctx) {
+    if (c.ex->answered())
+      return;
+    if (!ctx.db)
+      return c.ex->fail(ctx.open_error);
+    auto env = ctx.env(c.svc->now());
+    f(env);
+  }});
+}
+
+/// Authenticates (any credential, or users only) on a storage worker, then
+/// runs `f(account_env&, const principal&)`.
+template <class F>
+void with_principal(call c, bool users_only, F f) {
+  auto creds = credentials_of(c.req());
+  with_storage(c, [c, creds = std::move(creds), users_only,
+                   f = std::move(f)](actors::accounts::account_env& env) {
+    auto who = users_only ? actors::accounts::authenticate_user(env, creds)
+                          : actors::accounts::authenticate(env, creds);
+    if (!who)
+      return c.ex->fail(who.error_value());
+    f(env, *who);
+  });
+}
+
+/// Answers `status` with `encode(value)`, or the error.
+template <class T, class Encode>
+void reply(const call& c, const core::expected<T>& r, int status,
+           Encode encode) {
+  if (!r)
+    return c.ex->fail(r.error_value());
+  c.ex->json(status, encode(*r).dump());
+}
+
+/// Answers 204, or the error.
+inline void reply_empty(const call& c, const core::expected<core::unit>& r) {
+  if (!r)
+    return c.ex->fail(r.error_value());
+  c.ex->respond(response{204, {}, "application/json", {}});
+}
+
+// Handlers, one per endpoint, grouped by file.
+void handle_health(call c);
+void handle_status(call c);
+void handle_metrics(call c);
+void handle_openapi(call c);
+void handle_docs(call c);
+void handle_signup(call c);
+void handle_login(call c);
+void handle_refresh(call c);
+void handle_logout(call c);
+void handle_me(call c);
+void handle_get_organization(call c);
+void handle_list_members(call c);
+void handle_add_member(call c);
+void handle_update_member(call c);
+void handle_remove_member(call c);
+void handle_create_key(call c);
+void handle_list_keys(call c);
+void handle_get_key(call c);
+void handle_update_key(call c);
+void handle_delete_key(call c);
+void handle_revoke_key(call c);
+void handle_reactivate_key(call c);
+void handle_balance(call c);
+void handle_transactions(call c);
+
+} // namespace mailassay::http

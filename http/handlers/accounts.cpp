@@ -1,0 +1,95 @@
+#include "http/handler_support.hpp"
+
+namespace mailassay::http {
+
+namespace uc = actors::accounts;
+
+void handle_signup(call c) {
+  auto in = codec::signup(c.req());
+  if (!in)
+    return c.ex->fail(in.error_value());
+  with_storage(c, [c, in = std::move(*in)](uc::account_env& env) {
+    reply(c, uc::signup(env, in), 201, codec::session);
+  });
+}
+
+void handle_login(call c) {
+  auto in = codec::login(c.req());
+  if (!in)
+    return c.ex->fail(in.error_value());
+  with_storage(c, [c, in = std::move(*in)](uc::account_env& env) {
+    reply(c, uc::login(env, in.first, in.second), 200, codec::session);
+  });
+}
+
+void handle_refresh(call c) {
+  auto token = codec::refresh_token(c.req());
+  if (!token)
+    return c.ex->fail(token.error_value());
+  with_storage(c, [c, token = std::move(*token)](uc::account_env& env) {
+    reply(c, uc::refresh(env, token), 200, codec::token_pair);
+  });
+}
+
+void handle_logout(call c) {
+  auto token = codec::refresh_token(c.req());
+  if (!token)
+    return c.ex->fail(token.error_value());
+  with_storage(c, [c, token = std::move(*token)](uc::account_env& env) {
+    reply_empty(c, uc::logout(env, token));
+  });
+}
+
+void handle_me(call c) {
+  with_principal(c, false, [c](uc::account_env& env, const uc::principal& p) {
+    reply(c, uc::me(env, p), 200, codec::me);
+  });
+}
+
+void handle_get_organization(call c) {
+  with_principal(c, false, [c](uc::account_env& env, const uc::principal& p) {
+    reply(c, uc::organization(env, p), 200, codec::organization_view);
+  });
+}
+
+void handle_list_members(call c) {
+  with_principal(c, true, [c](uc::account_env& env, const uc::principal& p) {
+    reply(c, uc::list_members(env, p), 200, [](auto& members) {
+      auto out = codec::json::array();
+      for (auto& m : members)
+        out.push_back(codec::member(m));
+      return codec::json{{"items", out}};
+    });
+  });
+}
+
+void handle_add_member(call c) {
+  auto in = codec::new_member(c.req());
+  with_principal(c, true, [c, in = std::move(in)](uc::account_env& env,
+                                                 const uc::principal& p) {
+    if (!in)
+      return c.ex->fail(in.error_value());
+    reply(c, uc::add_member(env, p, *in), 201, codec::member);
+  });
+}
+
+void handle_update_member(call c) {
+  auto r = codec::role_change(c.req());
+  auto id = c.req().params.at("userId");
+  with_principal(c, true, [c, r = std::move(r), id](uc::account_env& env,
+                                                   const uc::principal& p) {
+    if (!r)
+      return c.ex->fail(r.error_value());
+    reply(c, uc::change_member_role(env, p, id, *r), 200, codec::member);
+  });
+}
+
+void handle_remove_member(call c) {
+  auto id = c.req().params.at("userId");
+  with_principal(c, true,
+                 [c, id](uc::account_env& env, const uc::principal& p) {
+                   reply_empty(c, uc::remove_member(env, p, id));
+                 });
+}
+
+} // namespace mailassay::http

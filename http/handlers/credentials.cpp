@@ -1,0 +1,38 @@
+#include "core/account/credentials.hpp"
+#include "http/handler_support.hpp"
+
+namespace mailassay::http {
+
+namespace {
+
+// Host of an Origin or Referer value: "https://app.example.com:8443/x" ->
+// "app.example.com".
+std::string host_of(std::string_view url) {
+  auto scheme = url.find("://");
+  if (scheme == std::string_view::npos)
+    return {};
+  auto rest = url.substr(scheme + 3);
+  auto end = rest.find_first_of(":/?#");
+  auto host = rest.substr(0, end);
+  std::string out;
+  for (char c : host)
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+} // namespace
+
+actors::accounts::credentials credentials_of(const request_view& req) {
+  actors::accounts::credentials c;
+  if (auto auth = req.header("Authorization")) {
+    c.has_authorization = true;
+    c.bearer = std::string{core::account::bearer_of(*auth)};
+  }
+  if (auto origin = req.header("Origin"); origin && *origin != "null")
+    c.origin_host = host_of(*origin);
+  else if (auto referer = req.header("Referer"))
+    c.origin_host = host_of(*referer);
+  return c;
+}
+
+} // namespace mailassay::http

@@ -1,0 +1,10 @@
+#pragma once
+
+#include <string_view>
+
+namespace mailassay::http {
+
+/// The OpenAPI 3 document (http/openapi.json), embedded at build time.
+std::string_view openapi_text();
+
+} // namespace mailassay::http

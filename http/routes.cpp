@@ -1,0 +1,36 @@
+#include "http/handler_support.hpp"
+
+namespace mailassay::http {
+
+const std::vector<route>& routes() {
+  // One line per endpoint. Literal paths come before parameterised ones.
+  static const std::vector<route> table = {
+    {"GET", "/health", handle_health},
+    {"GET", "/status", handle_status},
+    {"GET", "/metrics", handle_metrics},
+    {"GET", "/docs", handle_docs},
+    {"GET", "/v2/openapi.json", handle_openapi},
+    {"POST", "/v2/auth/signup", handle_signup},
+    {"POST", "/v2/auth/login", handle_login},
+    {"POST", "/v2/auth/refresh", handle_refresh},
+    {"POST", "/v2/auth/logout", handle_logout},
+    {"GET", "/v2/auth/me", handle_me},
+    {"GET", "/v2/organization", handle_get_organization},
+    {"GET", "/v2/organization/members", handle_list_members},
+    {"POST", "/v2/organization/members", handle_add_member},
+    {"PATCH", "/v2/organization/members/:userId", handle_update_member},
+    {"DELETE", "/v2/organization/members/:userId", handle_remove_member},
+    {"POST", "/v2/api-keys", handle_create_key},
+    {"GET", "/v2/api-keys", handle_list_keys},
+    {"GET", "/v2/api-keys/:id", handle_get_key},
+    {"PATCH", "/v2/api-keys/:id", handle_update_key},
+    {"DELETE", "/v2/api-keys/:id", handle_delete_key},
+    {"POST", "/v2/api-keys/:id/revoke", handle_revoke_key},
+    {"POST", "/v2/api-keys/:id/reactivate", handle_reactivate_key},
+    {"GET", "/v2/credits/balance", handle_balance},
+    {"GET", "/v2/credits/transactions", handle_transactions},
+  };
+  return table;
+}
+
+} // namespace mailassay::http

@@ -1,0 +1,179 @@
+#include "http/server.hpp"
+
+#include <future>
+#include <thread>
+
+#include "actors/log.hpp"
+#include "http/errors.hpp"
+#include "http/exchange_impl.hpp"
+#include "http/router.hpp"
+#include "http/services.hpp"
+#include "security/random.hpp"
+
+namespace mailassay::http {
+
+namespace {
+
+using traits = restinio::default_traits_t;
+using server_type = restinio::http_server_t<traits>;
+
+// Bodies above this are refused by RESTinio itself, which closes the
+// connection without an answer; below it, we answer 413 per route.
+constexpr std::uint64_t hard_body_limit = 32ull << 20;
+
+request_view make_view(const restinio::request_handle_t& req) {
+  request_view v;
+  v.method = req->header().method().c_str();
+  v.path = std::string{req->header().path()};
+  v.query = std::string{req->header().query()};
+  v.body = req->body();
+  v.peer_ip = req->remote_endpoint().address().to_string();
+  for (const auto& f : req->header())
+    v.headers.emplace_back(f.name(), f.value());
+  return v;
+}
+
+} // namespace
+
+struct server::impl {
+  services& svc;
+  asio::io_context ioctx;
+  std::unique_ptr<server_type> srv;
+  std::unique_ptr<restinio::on_pool_runner_t<server_type>> runner;
+  std::string id_prefix = security::random_base62(6);
+  std::atomic<std::uint64_t> next_id{0};
+
+  explicit impl(services& s) : svc(s) {
+  }
+
+  restinio::request_handling_status_t
+  on_request(restinio::request_handle_t req) {
+    auto p = std::make_unique<exchange::impl>();
+    p->started = std::chrono::steady_clock::now();
+    p->view = make_view(req);
+    p->req = std::move(req);
+    p->stats = &svc.stats;
+    p->in_flight = &svc.in_flight;
+    auto incoming = p->view.header("X-Request-Id");
+    if (incoming && !incoming->empty() && incoming->size() <= 64
+        && incoming->find_first_of("\"\\\r\n") == std::string_view::npos)
+      p->id = std::string{*incoming};
+    else
+      p->id = id_prefix + "-" + std::to_string(++next_id);
+    // Until the limiter arrives, report the per-IP validation window.
+    auto now = svc.now();
+    p->rate = {svc.cfg.limits.ip_per_minute, svc.cfg.limits.ip_per_minute,
+               60 - now % 60};
+    auto m = match_route(p->view.method, p->view.path);
+    p->route = m.found ? m.found->pattern : "unmatched";
+    p->view.params = std::move(m.params);
+    svc.in_flight++;
+    auto ex = std::make_shared<exchange>(std::move(p));
+    dispatch(ex, m);
+    return restinio::request_accepted();
+  }
+
+  void dispatch(const exchange_ptr& ex, const route_match& m) {
+    using core::errc;
+    using core::make_error;
+    const auto& req = ex->request();
+    if (svc.draining)
+      return ex->fail(
+        make_error(errc::unavailable, "The server is shutting down"));
+    if (!m.found) {
+      if (m.allow.empty())
+        return ex->fail(make_error(errc::not_found, "Cannot " + req.method
+                                                      + " " + req.path));
+      if (req.method == "OPTIONS")
+        return ex->respond({204, {}, "", {{"Allow", m.allow}}});
+      response r{405,
+                 error_body(make_error(errc::method_not_allowed,
+                                           "Method " + req.method
+                                             + " not allowed on "
+                                             + req.path)),
+                 "application/json",
+                 {{"Allow", m.allow}}};
+      return ex->respond(std::move(r));
+    }
+    auto limit = m.found->max_body ? m.found->max_body
+                                   : svc.cfg.http.max_body_bytes;
+    if (static_cast<std::int64_t>(req.body.size()) > limit)
+      return ex->fail(make_error(errc::payload_too_large,
+                                 "Request body exceeds the limit of "
+                                   + std::to_string(limit) + " bytes"));
+    arm_deadline(ex);
+    m.found->fn(call{ex, &svc});
+  }
+
+  void arm_deadline(const exchange_ptr& ex) {
+    auto timer = std::make_unique<asio::steady_timer>(
+      ioctx, std::chrono::milliseconds(svc.cfg.http.request_timeout_ms));
+    std::weak_ptr<exchange> weak = ex;
+    timer->async_wait([weak](const asio::error_code& ec) {
+      if (ec)
+        return;
+      if (auto ex = weak.lock())
+        ex->time_out();
+    });
+    ex->state().deadline = std::move(timer);
+  }
+};
+
+server::server(services& svc) : impl_(std::make_unique<impl>(svc)) {
+}
+
+server::~server() {
+  if (impl_->runner)
+    drain_and_stop(0);
+}
+
+std::string server::start() {
+  auto& s = *impl_;
+  restinio::server_settings_t<traits> settings;
+  settings.address(s.svc.cfg.http.address)
+    .port(s.svc.cfg.http.port)
+    .incoming_http_msg_limits(
+      restinio::incoming_http_msg_limits_t{}.max_body_size(hard_body_limit))
+    // Our own deadline answers first; RESTinio's only reaps what is left.
+    .handle_request_timeout(
+      std::chrono::milliseconds(s.svc.cfg.http.request_timeout_ms + 5000))
+    .read_next_http_message_timelimit(std::chrono::seconds(60))
+    .write_http_response_timelimit(std::chrono::seconds(30))
+    .request_handler([&s](restinio::request_handle_t req) {
+      return s.on_request(std::move(req));
+    });
+  try {
+    s.srv = std::make_unique<server_type>(
+      restinio::external_io_context(s.ioctx), std::move(settings));
+    s.runner = std::make_unique<restinio::on_pool_runner_t<server_type>>(
+      static_cast<std::size_t>(s.svc.cfg.http.io_threads), *s.srv);
+    std::promise<void> started;
+    auto result = started.get_future();
+    s.runner->start([&started]() noexcept { started.set_value(); },
+                    [&started](std::exception_ptr e) noexcept {
+                      started.set_exception(e);
+                    });
+    result.get();
+  } catch (const std::exception& e) {
+    s.runner.reset();
+    return std::string{"cannot listen on "} + s.svc.cfg.http.address + ":"
+           + std::to_string(s.svc.cfg.http.port) + ": " + e.what();
+  }
+  return {};
+}
+
+void server::drain_and_stop(int grace_ms) {
+  auto& s = *impl_;
+  if (!s.runner)
+    return;
+  s.svc.draining = true;
+  auto until
+    = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
+  while (s.svc.in_flight.load() > 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  s.runner->stop();
+  s.runner->wait();
+  s.runner.reset();
+}
+
+} // namespace mailassay::http

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "actors/key_cache.hpp"
+#include "actors/storage_pool.hpp"
+#include "config/settings.hpp"
+#include "http/metrics.hpp"
+
+namespace mailassay::http {
+
+/// What handlers may use; built once by the composition root.
+struct services {
+  const config::settings& cfg;
+  actors::storage_pool& storage;
+  actors::key_cache& keys;
+  metrics& stats;
+  std::string version;         ///< Build version, e.g. "0.1.0".
+  std::int64_t started_at = 0; ///< Unix seconds.
+  std::function<std::int64_t()> now; ///< Unix seconds.
+  std::atomic<std::int64_t> in_flight{0};
+  std::atomic<bool> draining{false};
+};
+
+} // namespace mailassay::http

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace mailassay::security {
+
+/// Returns the lower-case hex SHA-256 of `data`.
+std::string sha256_hex(std::string_view data);
+
+/// Returns the raw HMAC-SHA256 of `data` under `key`.
+std::string hmac_sha256(std::string_view key, std::string_view data);
+
+/// Compares two strings in time that depends only on their lengths.
+bool constant_time_equal(std::string_view a, std::string_view b);
+
+} // namespace mailassay::security

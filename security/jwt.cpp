@@ -1,0 +1,144 @@
+#include "security/jwt.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "security/digest.hpp"
+
+namespace mailassay::security {
+
+namespace {
+
+constexpr char alphabet[]
+  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+int decode_char(char c) {
+  if (c >= 'A' && c <= 'Z')
+    return c - 'A';
+  if (c >= 'a' && c <= 'z')
+    return c - 'a' + 26;
+  if (c >= '0' && c <= '9')
+    return c - '0' + 52;
+  if (c == '-')
+    return 62;
+  if (c == '_')
+    return 63;
+  return -1;
+}
+
+core::error unauthorized() {
+  return core::make_error(core::errc::unauthorized, "Unauthorized");
+}
+
+// The header is fixed: we only ever issue and accept HS256.
+const std::string& encoded_header() {
+  static const std::string header
+    = base64url_encode(R"({"alg":"HS256","typ":"JWT"})");
+  return header;
+}
+
+} // namespace
+
+std::string base64url_encode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() * 4 + 2) / 3);
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (unsigned char c : bytes) {
+    acc = (acc << 8) | c;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out += alphabet[(acc >> bits) & 0x3F];
+    }
+  }
+  if (bits > 0)
+    out += alphabet[(acc << (6 - bits)) & 0x3F];
+  return out;
+}
+
+bool base64url_decode(std::string_view text, std::string& out) {
+  out.clear();
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (char c : text) {
+    int v = decode_char(c);
+    if (v < 0)
+      return false;
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xFF);
+    }
+  }
+  return text.size() % 4 != 1;
+}
+
+std::string sign_access_token(const access_claims& claims,
+                              std::string_view secret) {
+  nlohmann::json payload{{"sub", claims.user_id},
+                         {"org", claims.organization_id},
+                         {"role", claims.role},
+                         {"jti", claims.token_id},
+                         {"iat", claims.issued_at},
+                         {"exp", claims.expires_at},
+                         {"typ", "access"}};
+  auto signing_input = encoded_header() + '.' + base64url_encode(payload.dump());
+  auto signature = hmac_sha256(secret, signing_input);
+  return signing_input + '.' + base64url_encode(signature);
+}
+
+core::expected<access_claims> verify_access_token(std::string_view token,
+                                                  std::string_view secret,
+                                                  std::int64_t now) {
+  auto first = token.find('.');
+  if (first == std::string_view::npos)
+    return unauthorized();
+  auto second = token.find('.', first + 1);
+  if (second == std::string_view::npos
+      || token.find('.', second + 1) != std::string_view::npos)
+    return unauthorized();
+  auto header_part = token.substr(0, first);
+  auto payload_part = token.substr(first + 1, second - first - 1);
+  auto signature_part = token.substr(second + 1);
+  // Refuse any header but ours before looking at the signature, so `alg:
+  // none` or RS/HS confusion never reaches the MAC check.
+  std::string header_json;
+  if (!base64url_decode(header_part, header_json))
+    return unauthorized();
+  auto header = nlohmann::json::parse(header_json, nullptr, false);
+  if (!header.is_object() || !header.contains("alg")
+      || header["alg"] != "HS256")
+    return unauthorized();
+  std::string signature;
+  if (!base64url_decode(signature_part, signature))
+    return unauthorized();
+  auto expected_sig
+    = hmac_sha256(secret, token.substr(0, second));
+  if (!constant_time_equal(signature, expected_sig))
+    return unauthorized();
+  std::string payload_json;
+  if (!base64url_decode(payload_part, payload_json))
+    return unauthorized();
+  auto payload = nlohmann::json::parse(payload_json, nullptr, false);
+  if (!payload.is_object())
+    return unauthorized();
+  try {
+    access_claims claims;
+    if (payload.value("typ", "") != "access")
+      return unauthorized();
+    claims.user_id = payload.at("sub").get<std::string>();
+    claims.organization_id = payload.at("org").get<std::string>();
+    claims.role = payload.at("role").get<std::string>();
+    claims.token_id = payload.value("jti", "");
+    claims.issued_at = payload.at("iat").get<std::int64_t>();
+    claims.expires_at = payload.at("exp").get<std::int64_t>();
+    if (claims.expires_at <= now)
+      return unauthorized();
+    return claims;
+  } catch (const nlohmann::json::exception&) {
+    return unauthorized();
+  }
+}
+
+} // namespace mailassay::security

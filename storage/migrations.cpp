@@ -1,0 +1,178 @@
+#include "storage/migrations.hpp"
+
+#include <soci/soci.h>
+
+#include <ctime>
+#include <set>
+
+namespace mailassay::storage {
+
+namespace {
+
+// Any constant shared by every mailassay process ("MAIL" in ASCII).
+constexpr long long migration_lock_key = 0x4d41494c;
+
+} // namespace
+
+const std::vector<migration>& all_migrations() {
+  static const std::vector<migration> list = {
+    {1,
+     "accounts, keys, credits, usage",
+     {
+       R"(CREATE TABLE organizations (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            created_at BIGINT NOT NULL))",
+       R"(CREATE TABLE users (
+            id TEXT PRIMARY KEY,
+            email TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            password_hash TEXT NOT NULL,
+            created_at BIGINT NOT NULL))",
+       // A user belongs to exactly one organization.
+       R"(CREATE TABLE memberships (
+            user_id TEXT PRIMARY KEY
+              REFERENCES users (id) ON DELETE CASCADE,
+            organization_id TEXT NOT NULL
+              REFERENCES organizations (id) ON DELETE CASCADE,
+            role TEXT NOT NULL
+              CHECK (role IN ('owner', 'admin', 'member'))))",
+       "CREATE INDEX memberships_by_organization "
+       "ON memberships (organization_id)",
+       R"(CREATE TABLE refresh_tokens (
+            id TEXT PRIMARY KEY,
+            token_hash TEXT NOT NULL UNIQUE,
+            family_id TEXT NOT NULL,
+            user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            organization_id TEXT NOT NULL
+              REFERENCES organizations (id) ON DELETE CASCADE,
+            expires_at BIGINT NOT NULL,
+            spent INTEGER NOT NULL DEFAULT 0 CHECK (spent IN (0, 1)),
+            revoked INTEGER NOT NULL DEFAULT 0 CHECK (revoked IN (0, 1)),
+            created_at BIGINT NOT NULL))",
+       "CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id)",
+       R"(CREATE TABLE api_keys (
+            id TEXT PRIMARY KEY,
+            organization_id TEXT NOT NULL
+              REFERENCES organizations (id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            key_hash TEXT NOT NULL UNIQUE,
+            prefix TEXT NOT NULL,
+            allowed_domains TEXT NOT NULL DEFAULT '[]',
+            smtp INTEGER NOT NULL CHECK (smtp IN (0, 1)),
+            disposable INTEGER NOT NULL CHECK (disposable IN (0, 1)),
+            role_account INTEGER NOT NULL CHECK (role_account IN (0, 1)),
+            enrichment INTEGER NOT NULL CHECK (enrichment IN (0, 1)),
+            random_detection INTEGER NOT NULL
+              CHECK (random_detection IN (0, 1)),
+            per_minute BIGINT CHECK (per_minute >= 0),
+            per_hour BIGINT CHECK (per_hour >= 0),
+            per_day BIGINT CHECK (per_day >= 0),
+            status TEXT NOT NULL CHECK (status IN ('active', 'revoked')),
+            created_at BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL))",
+       "CREATE INDEX api_keys_by_organization "
+       "ON api_keys (organization_id, created_at)",
+       R"(CREATE TABLE credit_accounts (
+            organization_id TEXT PRIMARY KEY
+              REFERENCES organizations (id) ON DELETE CASCADE,
+            balance BIGINT NOT NULL CHECK (balance >= 0),
+            consumed BIGINT NOT NULL DEFAULT 0 CHECK (consumed >= 0),
+            updated_at BIGINT NOT NULL))",
+       R"(CREATE TABLE credit_ledger (
+            id {serial},
+            organization_id TEXT NOT NULL
+              REFERENCES organizations (id) ON DELETE CASCADE,
+            delta BIGINT NOT NULL,
+            kind TEXT NOT NULL,
+            reference TEXT NOT NULL DEFAULT '',
+            balance_after BIGINT NOT NULL CHECK (balance_after >= 0),
+            created_at BIGINT NOT NULL))",
+       "CREATE INDEX credit_ledger_by_organization "
+       "ON credit_ledger (organization_id, id)",
+       R"(CREATE TABLE usage_daily (
+            key_id TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+            organization_id TEXT NOT NULL
+              REFERENCES organizations (id) ON DELETE CASCADE,
+            day TEXT NOT NULL,
+            requests BIGINT NOT NULL DEFAULT 0 CHECK (requests >= 0),
+            successful BIGINT NOT NULL DEFAULT 0 CHECK (successful >= 0),
+            credits BIGINT NOT NULL DEFAULT 0 CHECK (credits >= 0),
+            PRIMARY KEY (key_id, day)))",
+       R"(CREATE TABLE usage_addresses (
+            key_id TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+            day TEXT NOT NULL,
+            address_hash TEXT NOT NULL,
+            PRIMARY KEY (key_id, day, address_hash)))",
+     }},
+  };
+  return list;
+}
+
+std::string dialect_sql(std::string_view statement, dialect d) {
+  std::string out{statement};
+  const std::string_view token = "{serial}";
+  const std::string_view serial = d == dialect::sqlite
+                                    ? "INTEGER PRIMARY KEY AUTOINCREMENT"
+                                    : "BIGSERIAL PRIMARY KEY";
+  for (auto pos = out.find(token); pos != std::string::npos;
+       pos = out.find(token, pos))
+    out.replace(pos, token.size(), serial);
+  return out;
+}
+
+int schema_version(soci::session& sql) {
+  int version = 0;
+  soci::indicator ind = soci::i_null;
+  sql << "SELECT MAX(version) FROM schema_migrations", soci::into(version, ind);
+  return ind == soci::i_ok ? version : 0;
+}
+
+void apply_migrations(soci::session& sql, dialect d,
+                      const std::string& schema) {
+  sql << (d == dialect::sqlite ? "BEGIN IMMEDIATE" : "BEGIN");
+  try {
+    if (d == dialect::postgresql) {
+      // Two processes starting at once: the second waits here, then sees
+      // the first one's versions.
+      sql << "SELECT pg_advisory_xact_lock(" +
+               std::to_string(migration_lock_key) + ")";
+      if (!schema.empty())
+        sql << "CREATE SCHEMA IF NOT EXISTS " + schema;
+    }
+    sql << "CREATE TABLE IF NOT EXISTS schema_migrations ("
+           "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+           "applied_at BIGINT NOT NULL)";
+    std::set<int> applied;
+    {
+      int version = 0;
+      soci::statement st = (sql.prepare << "SELECT version FROM "
+                                           "schema_migrations",
+                            soci::into(version));
+      st.execute();
+      while (st.fetch())
+        applied.insert(version);
+    }
+    for (const auto& m : all_migrations()) {
+      if (applied.count(m.version) != 0)
+        continue;
+      for (auto statement : m.statements)
+        sql << dialect_sql(statement, d);
+      long long now = static_cast<long long>(std::time(nullptr));
+      std::string name{m.name};
+      sql << "INSERT INTO schema_migrations (version, name, applied_at) "
+             "VALUES (:v, :n, :t)",
+        soci::use(m.version), soci::use(name), soci::use(now);
+    }
+    sql << "COMMIT";
+  } catch (...) {
+    try {
+      sql << "ROLLBACK";
+    } catch (...) {
+      // The connection may be gone; the server rolls back on its own.
+    }
+    throw;
+  }
+}
+
+} // namespace mailassay::storage

@@ -1,0 +1,171 @@
+#include "storage/soci_store.hpp"
+
+#include "storage/migrations.hpp"
+
+#include <soci/postgresql/soci-postgresql.h>
+#include <soci/sqlite3/soci-sqlite3.h>
+
+#include <filesystem>
+#include <string_view>
+#include <system_error>
+
+namespace mailassay::storage {
+
+namespace {
+
+using core::errc;
+using core::make_error;
+
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+// SOCI's SQLite backend reads `db=value` up to the next space unless the
+// value is quoted.
+std::string sqlite_connect_string(const std::string& path) {
+  std::string out = "db=\"";
+  for (char c : path) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\" timeout=10";
+}
+
+} // namespace
+
+core::error to_error(const std::exception& e, dialect d) {
+  std::string text = e.what();
+  if (auto pg = dynamic_cast<const soci::postgresql_soci_error*>(&e)) {
+    auto state = pg->sqlstate();
+    if (state == "23505")
+      return make_error(errc::conflict, "already exists: " + text);
+    if (state == "23503")
+      return make_error(errc::not_found, "referenced row not found: " + text);
+    // Class 08: connection exception; 57P01-03: server shutting down.
+    if (state.starts_with("08") || state.starts_with("57P"))
+      return make_error(errc::unavailable, "database unavailable: " + text);
+  }
+  if (auto lite = dynamic_cast<const soci::sqlite3_soci_error*>(&e)) {
+    // SQLITE_CONSTRAINT covers unique, foreign key and check violations.
+    if (lite->result() == 19 && (contains(text, "UNIQUE constraint") ||
+                                 contains(text, "PRIMARY KEY constraint")))
+      return make_error(errc::conflict, "already exists: " + text);
+    if (lite->result() == 19 && contains(text, "FOREIGN KEY constraint"))
+      return make_error(errc::not_found, "referenced row not found: " + text);
+    // SQLITE_BUSY, SQLITE_LOCKED (after the busy timeout), SQLITE_CANTOPEN.
+    if (lite->result() == 5 || lite->result() == 6 || lite->result() == 14)
+      return make_error(errc::unavailable, "database unavailable: " + text);
+  }
+  if (auto soci_e = dynamic_cast<const soci::soci_error*>(&e)) {
+    if (soci_e->get_error_category() == soci::soci_error::connection_error)
+      return make_error(errc::unavailable, "database unavailable: " + text);
+    // libpq errors raised before any statement carry no sqlstate.
+    if (d == dialect::postgresql &&
+        (contains(text, "server closed the connection") ||
+         contains(text, "no connection to the server") ||
+         contains(text, "Cannot establish connection") ||
+         contains(text, "could not connect") ||
+         contains(text, "connection to server")))
+      return make_error(errc::unavailable, "database unavailable: " + text);
+  }
+  return make_error(errc::internal, "database error: " + text);
+}
+
+soci_store::soci_store(const database_url& url) : url_(url) {
+  if (url_.kind == dialect::sqlite) {
+    sql_.open(soci::sqlite3, sqlite_connect_string(url_.path));
+    // WAL lets readers run beside the single writer; the busy timeout
+    // (timeout=10 above) makes writers queue instead of failing.
+    sql_ << "PRAGMA journal_mode = WAL";
+    sql_ << "PRAGMA synchronous = NORMAL";
+    sql_ << "PRAGMA foreign_keys = ON";
+    sql_ << "PRAGMA busy_timeout = 10000";
+  } else {
+    sql_.open(soci::postgresql, postgres_conninfo(url_));
+  }
+}
+
+void soci_store::migrate() {
+  apply_migrations(sql_, url_.kind, url_.schema);
+}
+
+std::string soci_store::backend_name() const {
+  return url_.kind == dialect::sqlite ? "sqlite" : "postgresql";
+}
+
+void soci_store::ensure_connected() {
+  if (url_.kind == dialect::postgresql && !sql_.is_connected())
+    sql_.reconnect();
+}
+
+expected<unit> soci_store::ping() {
+  return run<unit>(true, [&] {
+    int one = 0;
+    sql_ << "SELECT 1", soci::into(one);
+    return unit{};
+  });
+}
+
+soci_store::transaction::transaction(soci_store& owner) : owner_(owner) {
+  const char* begin = owner_.url_.kind == dialect::sqlite ? "BEGIN IMMEDIATE"
+                                                          : "BEGIN";
+  try {
+    owner_.sql_ << begin;
+  } catch (const soci::soci_error&) {
+    // Nothing was written yet, so one retry on a fresh connection is safe.
+    if (owner_.url_.kind != dialect::postgresql || owner_.sql_.is_connected())
+      throw;
+    owner_.sql_.reconnect();
+    owner_.sql_ << begin;
+  }
+}
+
+soci_store::transaction::~transaction() {
+  if (!open_)
+    return;
+  try {
+    owner_.sql_ << "ROLLBACK";
+  } catch (...) {
+    // A lost connection rolls back on the server side.
+  }
+}
+
+void soci_store::transaction::commit() {
+  owner_.sql_ << "COMMIT";
+  open_ = false;
+}
+
+expected<std::unique_ptr<store>> open_store(const std::string& url) {
+  auto parsed = parse_database_url(url);
+  if (!parsed)
+    return parsed.error_value();
+  const auto& u = *parsed;
+  if (u.kind == dialect::sqlite) {
+    auto parent = std::filesystem::path{u.path}.parent_path();
+    std::error_code ec;
+    if (!parent.empty())
+      std::filesystem::create_directories(parent, ec);
+    if (ec)
+      return make_error(errc::unavailable, "cannot create directory " +
+                                             parent.string() + ": " +
+                                             ec.message());
+  }
+  try {
+    auto s = std::make_unique<soci_store>(u);
+    s->migrate();
+    return std::unique_ptr<store>{std::move(s)};
+  } catch (const soci::soci_error& e) {
+    auto err = to_error(e, u.kind);
+    if (err.code == errc::internal && u.kind == dialect::postgresql &&
+        std::string_view{e.what()}.find("connect") != std::string_view::npos)
+      err.code = errc::unavailable;
+    err.message = "cannot open " + describe(u) + ": " + err.message;
+    return err;
+  } catch (const std::exception& e) {
+    return make_error(errc::internal,
+                      "cannot open " + describe(u) + ": " + e.what());
+  }
+}
+
+} // namespace mailassay::storage

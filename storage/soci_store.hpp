@@ -1,0 +1,156 @@
+#pragma once
+
+#include "storage/store.hpp"
+#include "storage/url.hpp"
+
+#include <soci/soci.h>
+
+#include <exception>
+#include <string>
+#include <utility>
+
+namespace mailassay::storage {
+
+/// Turns an exception thrown by SOCI (or anything else) into an `error`:
+/// duplicate key -> conflict, missing referenced row -> not_found, lost
+/// connection -> unavailable, the rest -> internal.
+core::error to_error(const std::exception& e, dialect d);
+
+/// The `store` over one SOCI session, for SQLite and PostgreSQL.
+class soci_store final : public store {
+public:
+  /// Connects (throws soci::soci_error); does not migrate.
+  explicit soci_store(const database_url& url);
+
+  /// Applies pending migrations (throws soci::soci_error).
+  void migrate();
+
+  std::string backend_name() const override;
+  expected<unit> ping() override;
+
+  expected<unit> create_organization(const acc::organization& org,
+                                     const acc::user& owner,
+                                     std::int64_t initial_credits,
+                                     acc::unix_time now) override;
+  expected<unit> add_member(const std::string& organization_id,
+                            const acc::user& person, acc::role r) override;
+  expected<acc::member> find_member_by_email(const std::string& email) override;
+  expected<acc::member> find_member(const std::string& user_id) override;
+  expected<acc::organization>
+  get_organization(const std::string& organization_id) override;
+  expected<std::vector<acc::organization_summary>>
+  list_organizations() override;
+  expected<std::vector<acc::member>>
+  list_members(const std::string& organization_id) override;
+  expected<unit> update_member_role(const std::string& organization_id,
+                                    const std::string& user_id,
+                                    acc::role r) override;
+  expected<unit> remove_member(const std::string& organization_id,
+                               const std::string& user_id) override;
+
+  expected<unit> insert_refresh_token(const acc::refresh_token& t) override;
+  expected<acc::refresh_token>
+  find_refresh_token(const std::string& token_hash) override;
+  expected<bool> spend_refresh_token(const std::string& token_id) override;
+  expected<unit> revoke_token_family(const std::string& family_id) override;
+
+  expected<unit> insert_api_key(const acc::api_key& k) override;
+  expected<std::vector<acc::api_key>>
+  list_api_keys(const std::string& organization_id) override;
+  expected<acc::api_key> get_api_key(const std::string& organization_id,
+                                     const std::string& key_id) override;
+  expected<acc::api_key>
+  find_api_key_by_hash(const std::string& key_hash) override;
+  expected<acc::api_key> update_api_key(const std::string& organization_id,
+                                        const std::string& key_id,
+                                        const api_key_update& u,
+                                        acc::unix_time now) override;
+  expected<unit> delete_api_key(const std::string& organization_id,
+                                const std::string& key_id) override;
+
+  expected<acc::credit_balance>
+  get_balance(const std::string& organization_id) override;
+  expected<acc::credit_balance> add_credits(const std::string& organization_id,
+                                            std::int64_t amount,
+                                            const std::string& kind,
+                                            const std::string& reference,
+                                            acc::unix_time now) override;
+  expected<acc::credit_balance> take_credits(const std::string& organization_id,
+                                             std::int64_t amount,
+                                             const std::string& kind,
+                                             const std::string& reference,
+                                             bool counts_as_consumed,
+                                             acc::unix_time now) override;
+  expected<std::vector<acc::credit_entry>>
+  list_credit_entries(const std::string& organization_id, std::int64_t limit,
+                      std::int64_t before_id) override;
+
+  expected<unit> add_usage(const std::vector<usage_increment>& batch) override;
+  expected<std::vector<usage_day>>
+  usage_between(const std::string& key_id, const std::string& from_day,
+                const std::string& to_day) override;
+  expected<std::int64_t> distinct_addresses(const std::string& key_id,
+                                            const std::string& from_day,
+                                            const std::string& to_day) override;
+
+private:
+  /// A write transaction; rolls back unless `commit()` ran. SQLite takes
+  /// the write lock up front (BEGIN IMMEDIATE) so a read-then-write never
+  /// fails with SQLITE_BUSY half-way.
+  class transaction {
+  public:
+    explicit transaction(soci_store& owner);
+    ~transaction();
+    transaction(const transaction&) = delete;
+    transaction& operator=(const transaction&) = delete;
+    void commit();
+
+  private:
+    soci_store& owner_;
+    bool open_ = true;
+  };
+
+  /// Thrown inside an operation to return an error after rolling back.
+  struct refusal {
+    core::error err;
+  };
+
+  /// Reconnects a PostgreSQL session that reports it is not connected.
+  void ensure_connected();
+
+  /// Runs `f` (returning T), turning exceptions into errors. `retry_safe`
+  /// operations (reads) run once more on a fresh connection when the first
+  /// try lost it.
+  template <class T, class F>
+  expected<T> run(bool retry_safe, F&& f) {
+    for (int attempt = 0;; ++attempt) {
+      try {
+        ensure_connected();
+        return expected<T>{f()};
+      } catch (refusal& r) {
+        return std::move(r.err);
+      } catch (const std::exception& e) {
+        auto err = to_error(e, url_.kind);
+        if (err.code == core::errc::unavailable && retry_safe && attempt == 0)
+          continue;
+        return err;
+      }
+    }
+  }
+
+  [[noreturn]] static void refuse(core::errc code, std::string message) {
+    throw refusal{core::make_error(code, std::move(message))};
+  }
+
+  acc::credit_balance read_balance(const std::string& organization_id);
+  std::vector<acc::api_key> select_keys(const std::string& where,
+                                        const std::string& a,
+                                        const std::string& b);
+  acc::api_key load_key(const std::string& organization_id,
+                        const std::string& key_id);
+
+  database_url url_;
+  soci::session sql_;
+};
+
+} // namespace mailassay::storage

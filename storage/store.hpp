@@ -1,0 +1,203 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/account/records.hpp"
+#include "core/base/expected.hpp"
+
+namespace mailassay::storage {
+
+namespace acc = core::account;
+using core::expected;
+using core::unit;
+
+/// One day's usage of one key, added to the stored counters.
+struct usage_increment {
+  std::string key_id;
+  std::string organization_id;
+  std::string day; ///< "YYYY-MM-DD", UTC.
+  std::int64_t requests = 0;
+  std::int64_t successful = 0;
+  std::int64_t credits = 0;
+  /// SHA-256 hex digests of the addresses validated (for distinct counts).
+  std::vector<std::string> address_hashes;
+};
+
+/// Stored usage of one key on one day.
+struct usage_day {
+  std::string day;
+  std::int64_t requests = 0;
+  std::int64_t successful = 0;
+  std::int64_t credits = 0;
+};
+
+/// Fields of an API key a PATCH may change; nullopt = leave unchanged.
+struct api_key_update {
+  std::optional<std::string> name;
+  std::optional<std::vector<std::string>> allowed_domains;
+  std::optional<acc::key_config> config;
+  std::optional<acc::rate_limits> limits;
+  std::optional<acc::key_status> status;
+};
+
+/// The single storage interface; every backend passes the same test suite.
+///
+/// Every method returns `errc::unavailable` when the database cannot be
+/// reached, `errc::conflict` on a unique-constraint violation, `errc::not_found`
+/// when the addressed row does not exist (for this organization), and
+/// `errc::internal` for anything else. Methods that write several rows do it
+/// in one transaction: either all rows are written or none.
+/// A store object is used by one thread at a time.
+class store {
+public:
+  virtual ~store() = default;
+
+  /// Returns "sqlite" or "postgresql".
+  virtual std::string backend_name() const = 0;
+
+  /// Runs a trivial query; used by /health.
+  virtual expected<unit> ping() = 0;
+
+  // -- organizations and users ----------------------------------------------
+
+  /// Creates an organization, its owner user, the owner membership and the
+  /// credit account holding `initial_credits` (with a `signup` ledger entry
+  /// when > 0). Duplicate user email -> conflict.
+  virtual expected<unit> create_organization(const acc::organization& org,
+                                             const acc::user& owner,
+                                             std::int64_t initial_credits,
+                                             acc::unix_time now) = 0;
+
+  /// Adds a user to an existing organization with `r`. Duplicate email ->
+  /// conflict.
+  virtual expected<unit> add_member(const std::string& organization_id,
+                                    const acc::user& person, acc::role r) = 0;
+
+  /// Finds a user (with organization and role) by lower-cased email.
+  virtual expected<acc::member> find_member_by_email(const std::string& email)
+    = 0;
+
+  /// Finds a user (with organization and role) by id.
+  virtual expected<acc::member> find_member(const std::string& user_id) = 0;
+
+  /// Returns an organization by id.
+  virtual expected<acc::organization>
+  get_organization(const std::string& organization_id) = 0;
+
+  /// Lists every organization with member count and balance, oldest first.
+  virtual expected<std::vector<acc::organization_summary>>
+  list_organizations() = 0;
+
+  /// Lists the members of an organization, oldest first.
+  virtual expected<std::vector<acc::member>>
+  list_members(const std::string& organization_id) = 0;
+
+  /// Changes a member's role. Refuses (errc::conflict, message
+  /// "organization must keep an owner") to demote the last owner.
+  virtual expected<unit> update_member_role(const std::string& organization_id,
+                                            const std::string& user_id,
+                                            acc::role r) = 0;
+
+  /// Removes a member (and the user). Refuses (errc::conflict) to remove the
+  /// last owner.
+  virtual expected<unit> remove_member(const std::string& organization_id,
+                                       const std::string& user_id) = 0;
+
+  // -- refresh tokens -------------------------------------------------------
+
+  /// Stores a new refresh token.
+  virtual expected<unit> insert_refresh_token(const acc::refresh_token& t) = 0;
+
+  /// Finds a refresh token by hash.
+  virtual expected<acc::refresh_token>
+  find_refresh_token(const std::string& token_hash) = 0;
+
+  /// Marks an unspent, unrevoked token spent. Returns false when another
+  /// caller spent it first (so rotation is race-free).
+  virtual expected<bool> spend_refresh_token(const std::string& token_id) = 0;
+
+  /// Revokes every token of a family.
+  virtual expected<unit> revoke_token_family(const std::string& family_id) = 0;
+
+  // -- API keys -------------------------------------------------------------
+
+  /// Stores a new key. Duplicate hash -> conflict.
+  virtual expected<unit> insert_api_key(const acc::api_key& k) = 0;
+
+  /// Lists an organization's keys, oldest first.
+  virtual expected<std::vector<acc::api_key>>
+  list_api_keys(const std::string& organization_id) = 0;
+
+  /// Returns one key of an organization (not_found for other orgs' keys).
+  virtual expected<acc::api_key> get_api_key(const std::string& organization_id,
+                                             const std::string& key_id) = 0;
+
+  /// Finds a key by the SHA-256 hex of its secret, whatever its status.
+  virtual expected<acc::api_key>
+  find_api_key_by_hash(const std::string& key_hash) = 0;
+
+  /// Applies the set fields of `u`; returns the updated key.
+  virtual expected<acc::api_key>
+  update_api_key(const std::string& organization_id, const std::string& key_id,
+                 const api_key_update& u, acc::unix_time now) = 0;
+
+  /// Deletes a key.
+  virtual expected<unit> delete_api_key(const std::string& organization_id,
+                                        const std::string& key_id) = 0;
+
+  // -- credits --------------------------------------------------------------
+
+  /// Returns an organization's balance.
+  virtual expected<acc::credit_balance>
+  get_balance(const std::string& organization_id) = 0;
+
+  /// Adds `amount` (> 0) credits with a ledger entry of `kind`.
+  virtual expected<acc::credit_balance>
+  add_credits(const std::string& organization_id, std::int64_t amount,
+              const std::string& kind, const std::string& reference,
+              acc::unix_time now) = 0;
+
+  /// Removes `amount` (> 0) credits only if the balance covers it, with a
+  /// ledger entry of `kind`, in one conditional update (never below zero,
+  /// also across processes). Short -> errc::insufficient_credits.
+  /// `counts_as_consumed` also raises `consumed` by `amount`.
+  virtual expected<acc::credit_balance>
+  take_credits(const std::string& organization_id, std::int64_t amount,
+               const std::string& kind, const std::string& reference,
+               bool counts_as_consumed, acc::unix_time now) = 0;
+
+  /// Lists ledger entries newest first, `limit` rows before id `before_id`
+  /// (0 = from the newest).
+  virtual expected<std::vector<acc::credit_entry>>
+  list_credit_entries(const std::string& organization_id, std::int64_t limit,
+                      std::int64_t before_id) = 0;
+
+  // -- usage ----------------------------------------------------------------
+
+  /// Adds the increments to the per-key, per-day counters, in one
+  /// transaction.
+  virtual expected<unit> add_usage(const std::vector<usage_increment>& batch)
+    = 0;
+
+  /// Returns the stored days of a key in [from_day, to_day], ascending.
+  virtual expected<std::vector<usage_day>>
+  usage_between(const std::string& key_id, const std::string& from_day,
+                const std::string& to_day) = 0;
+
+  /// Counts distinct address hashes of a key in [from_day, to_day].
+  virtual expected<std::int64_t>
+  distinct_addresses(const std::string& key_id, const std::string& from_day,
+                     const std::string& to_day) = 0;
+};
+
+/// Opens a store from a database URL: `sqlite:///abs/path.db`,
+/// `sqlite://relative/path.db` or `postgresql://user:pass@host:port/db`,
+/// creating the SQLite file's directory if needed and applying pending
+/// migrations. Bad URL -> errc::bad_request; unreachable -> errc::unavailable.
+expected<std::unique_ptr<store>> open_store(const std::string& url);
+
+} // namespace mailassay::storage

@@ -1,0 +1,139 @@
+#include <doctest/doctest.h>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "tests/http/fixtures.hpp"
+
+using namespace mailassay::testing;
+
+TEST_SUITE("http.operations") {
+  TEST_CASE("the OpenAPI document lists exactly the routes served") {
+    server_process srv;
+    std::string out;
+    REQUIRE(run_binary({"routes"}, {}, out) == 0);
+    std::set<std::string> served;
+    std::istringstream lines{out};
+    for (std::string method, path; lines >> method >> path;) {
+      // OpenAPI writes parameters as {name}.
+      std::string templ;
+      std::istringstream segs{path};
+      for (std::string seg; std::getline(segs, seg, '/');)
+        if (!seg.empty())
+          templ += "/" + (seg[0] == ':' ? "{" + seg.substr(1) + "}" : seg);
+      for (auto& c : method)
+        c = static_cast<char>(std::tolower(c));
+      served.insert(method + " " + templ);
+    }
+    auto doc = json::parse(
+      http_request(srv.port(), "GET", "/v2/openapi.json").body);
+    CHECK(doc["openapi"].get<std::string>().rfind("3.", 0) == 0);
+    std::set<std::string> documented;
+    for (auto& [path, ops] : doc["paths"].items())
+      for (auto& [method, op] : ops.items())
+        if (method != "parameters") {
+          documented.insert(method + " " + path);
+          CHECK_MESSAGE(op.contains("responses"), (method + " " + path));
+        }
+    for (auto& s : served)
+      CHECK_MESSAGE(documented.count(s) == 1, ("served but not documented: " + s));
+    for (auto& d : documented)
+      CHECK_MESSAGE(served.count(d) == 1, ("documented but not served: " + d));
+  }
+
+  TEST_CASE("status reports components and uptime") {
+    server_process srv;
+    auto r = http_request(srv.port(), "GET", "/status");
+    REQUIRE(r.status == 200);
+    auto b = json::parse(r.body);
+    CHECK(b["status"] == "operational");
+    CHECK(b["uptimeSeconds"].get<long>() >= 0);
+    CHECK(b["components"].size() >= 2);
+    CHECK(b["components"][1]["name"] == "database");
+    CHECK(b["components"][1]["status"] == "operational");
+    auto docs = http_request(srv.port(), "GET", "/docs");
+    CHECK(docs.status == 200);
+    CHECK(docs.header("content-type").find("text/html") == 0);
+  }
+
+  TEST_CASE("metrics count requests by route and status in Prometheus form") {
+    server_process srv;
+    http_request(srv.port(), "GET", "/v2/api-keys");
+    auto r = http_request(srv.port(), "GET", "/metrics");
+    REQUIRE(r.status == 200);
+    CHECK(r.header("content-type").find("text/plain") == 0);
+    CHECK(r.body.find("mailassay_http_requests_total{route=\"/v2/api-keys\","
+                      "status=\"401\"} 1")
+          != std::string::npos);
+    CHECK(r.body.find("mailassay_http_request_duration_seconds_bucket")
+          != std::string::npos);
+    CHECK(r.body.find("mailassay_pool_workers{pool=\"storage\"}")
+          != std::string::npos);
+  }
+
+  TEST_CASE("SIGTERM stops the server cleanly") {
+    server_process srv{{{"MAILASSAY_LOG_LEVEL", "info"}}};
+    CHECK(srv.stop() == 0);
+    auto log = srv.log();
+    CHECK(log.find("\"event\":\"stopped\"") != std::string::npos);
+  }
+
+  TEST_CASE("logs never contain secrets or passwords") {
+    server_process srv{{{"MAILASSAY_LOG_LEVEL", "debug"}}};
+    api a{srv};
+    auto s = a.signup("A", unique_email("o"));
+    auto jwt = s["accessToken"].get<std::string>();
+    auto secret = a.create_key(jwt)["key"].get<std::string>();
+    a.call("GET", "/v2/credits/balance", secret);
+    srv.stop();
+    auto log = srv.log();
+    CHECK(log.find("\"event\":\"http_request\"") != std::string::npos);
+    CHECK(log.find(secret) == std::string::npos);
+    CHECK(log.find(jwt) == std::string::npos);
+    CHECK(log.find("correct horse battery") == std::string::npos);
+  }
+
+  TEST_CASE("a bad configuration stops the start with exit code 2") {
+    std::string out;
+    CHECK(run_binary({"serve"}, {{"MAILASSAY_HTTP_PORT", "99999"}}, out) == 2);
+    CHECK(out.find("MAILASSAY_HTTP_PORT") != std::string::npos);
+    CHECK(run_binary({"serve"}, {{"MAILASSAY_DATABASE_URL", "mysql://x"}}, out)
+          == 2);
+    CHECK(out.find("MAILASSAY_DATABASE_URL") != std::string::npos);
+  }
+
+  TEST_CASE("admin commands create organizations and grant credits") {
+    auto dir = temp_dir("admin");
+    std::map<std::string, std::string> env{
+      {"MAILASSAY_DATABASE_URL", "sqlite://" + dir + "/a.db"}};
+    std::string out;
+    REQUIRE(run_binary({"admin", "create-org", "--name", "Ops Inc",
+                        "--email", "ops@example.org", "--password",
+                        "operator password", "--credits", "5"},
+                       env, out)
+            == 0);
+    auto org = json::parse(out.substr(0, out.find('\n')));
+    auto id = org["organizationId"].get<std::string>();
+    REQUIRE(run_binary({"admin", "grant-credits", "--org", id, "--amount",
+                        "20"},
+                       env, out)
+            == 0);
+    CHECK(json::parse(out)["balance"] == 25);
+    REQUIRE(run_binary({"admin", "list-orgs", "--json"}, env, out) == 0);
+    auto listed = json::parse(out.substr(0, out.find('\n')));
+    CHECK(listed["id"] == id);
+    CHECK(listed["balance"] == 25);
+    CHECK(listed["members"] == 1);
+    CHECK(run_binary({"admin", "grant-credits", "--org", "org_missing",
+                      "--amount", "1"},
+                     env, out)
+          == 1);
+    // The owner created by the operator can log in over HTTP.
+    server_process srv{{{"MAILASSAY_DATABASE_URL", env.at("MAILASSAY_DATABASE_URL")}}};
+    api a{srv};
+    CHECK(a.post("/v2/auth/login", {{"email", "ops@example.org"},
+                                    {"password", "operator password"}})
+            .status
+          == 200);
+  }
+}

@@ -1,0 +1,116 @@
+#include "security/api_key_secret.hpp"
+#include "security/digest.hpp"
+#include "security/jwt.hpp"
+#include "security/password.hpp"
+#include "security/random.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace mailassay::security;
+
+namespace {
+
+access_claims sample(std::int64_t now) {
+  return {"usr_1", "org_1", "owner", "jti_1", now, now + 900};
+}
+
+// Builds a token with an arbitrary header and payload, signed with `secret`.
+std::string forge(std::string_view header, std::string_view payload,
+                  std::string_view secret) {
+  auto input = base64url_encode(header) + "." + base64url_encode(payload);
+  return input + "." + base64url_encode(hmac_sha256(secret, input));
+}
+
+} // namespace
+
+TEST_SUITE("security") {
+  TEST_CASE("sha256 matches the FIPS 180-2 test vector") {
+    CHECK(sha256_hex("abc")
+          == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  }
+  TEST_CASE("constant-time compare is still a compare") {
+    CHECK(constant_time_equal("abc", "abc"));
+    CHECK_FALSE(constant_time_equal("abc", "abd"));
+    CHECK_FALSE(constant_time_equal("abc", "abcd"));
+  }
+  TEST_CASE("base64url round-trips every length") {
+    std::string data;
+    for (int i = 0; i < 40; ++i) {
+      std::string back;
+      REQUIRE(base64url_decode(base64url_encode(data), back));
+      CHECK(back == data);
+      data += static_cast<char>(i * 37);
+    }
+    std::string out;
+    CHECK_FALSE(base64url_decode("ab+c", out));
+  }
+  TEST_CASE("a signed access token verifies and carries its claims") {
+    auto token = sign_access_token(sample(1000), "s3cret");
+    auto claims = verify_access_token(token, "s3cret", 1001);
+    REQUIRE(claims.has_value());
+    CHECK(claims->user_id == "usr_1");
+    CHECK(claims->organization_id == "org_1");
+    CHECK(claims->role == "owner");
+    CHECK(claims->expires_at == 1900);
+  }
+  TEST_CASE("an expired token is refused") {
+    auto token = sign_access_token(sample(1000), "s3cret");
+    CHECK_FALSE(verify_access_token(token, "s3cret", 1900).has_value());
+  }
+  TEST_CASE("a token signed with another secret is refused") {
+    auto token = sign_access_token(sample(1000), "other");
+    CHECK_FALSE(verify_access_token(token, "s3cret", 1001).has_value());
+  }
+  TEST_CASE("alg none and other algorithms are refused") {
+    std::string payload
+      = R"({"sub":"u","org":"o","role":"owner","iat":1,"exp":99999999999,"typ":"access"})";
+    auto none = base64url_encode(R"({"alg":"none","typ":"JWT"})") + "."
+                + base64url_encode(payload) + ".";
+    CHECK_FALSE(verify_access_token(none, "s3cret", 10).has_value());
+    CHECK_FALSE(
+      verify_access_token(forge(R"({"alg":"HS512"})", payload, "s3cret"),
+                          "s3cret", 10)
+        .has_value());
+    CHECK(verify_access_token(forge(R"({"alg":"HS256"})", payload, "s3cret"),
+                              "s3cret", 10)
+            .has_value());
+  }
+  TEST_CASE("tampered payloads and malformed tokens are refused") {
+    auto token = sign_access_token(sample(1000), "s3cret");
+    auto tampered = token;
+    tampered[tampered.find('.') + 3] ^= 1;
+    CHECK_FALSE(verify_access_token(tampered, "s3cret", 1001).has_value());
+    for (auto bad : {"", "a", "a.b", "a.b.c.d", "...", "!!.??.**"})
+      CHECK_FALSE(verify_access_token(bad, "s3cret", 1001).has_value());
+    CHECK_FALSE(verify_access_token(
+                  forge(R"({"alg":"HS256"})", R"({"sub":1})", "k"), "k", 1)
+                  .has_value());
+  }
+  TEST_CASE("passwords hash with a salt and verify") {
+    REQUIRE(init_crypto());
+    auto a = hash_password("correct horse");
+    auto b = hash_password("correct horse");
+    CHECK(a != b);
+    CHECK(a.rfind("$argon2id$", 0) == 0);
+    CHECK(verify_password("correct horse", a));
+    CHECK_FALSE(verify_password("wrong horse", a));
+    CHECK_FALSE(verify_password("x", ""));
+  }
+  TEST_CASE("API keys have the spec's form and are stored as a hash") {
+    REQUIRE(init_crypto());
+    auto live = generate_api_key(false);
+    auto test = generate_api_key(true);
+    CHECK(live.key.rfind("svc_live_", 0) == 0);
+    CHECK(test.key.rfind("svc_test_", 0) == 0);
+    CHECK(live.key.size() == 9 + 40);
+    CHECK(live.hash == sha256_hex(live.key));
+    CHECK(live.prefix == live.key.substr(0, 12) + "\u2026");
+    CHECK(generate_api_key(false).key != live.key);
+  }
+  TEST_CASE("identifiers carry their prefix and differ") {
+    auto a = new_id("org");
+    CHECK(a.rfind("org_", 0) == 0);
+    CHECK(a.size() == 24);
+    CHECK(a != new_id("org"));
+  }
+}

@@ -1,0 +1,136 @@
+#include "support.hpp"
+
+#include <soci/postgresql/soci-postgresql.h>
+#include <soci/soci.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <filesystem>
+#include <unistd.h>
+
+namespace mailassay::storage::testing {
+
+namespace {
+
+std::atomic<int> counter{0};
+
+std::string unique_suffix() {
+  return std::to_string(::getpid()) + "_" + std::to_string(++counter);
+}
+
+bool skip_pg() {
+  const char* v = std::getenv("MAILASSAY_TEST_SKIP_PG");
+  return v != nullptr && std::string{v} == "1";
+}
+
+} // namespace
+
+std::string pg_base_url() {
+  const char* v = std::getenv("MAILASSAY_TEST_PG_URL");
+  return v == nullptr ? std::string{} : std::string{v};
+}
+
+void pg_execute(const std::string& sql) {
+  auto u = parse_database_url(pg_base_url());
+  REQUIRE(u.has_value());
+  soci::session s(soci::postgresql, postgres_conninfo(*u));
+  s << sql;
+}
+
+test_db::test_db(dialect kind, bool open_now) {
+  if (kind == dialect::sqlite) {
+    auto dir = std::filesystem::temp_directory_path() /
+               ("mailassay-storage-" + std::to_string(::getpid()));
+    path_ = (dir / ("t" + unique_suffix() + ".db")).string();
+    url_ = "sqlite://" + path_; // absolute path: sqlite:///tmp/...
+  } else {
+    auto base = pg_base_url();
+    if (base.empty()) {
+      if (skip_pg()) {
+        MESSAGE("PostgreSQL case skipped (MAILASSAY_TEST_SKIP_PG=1)");
+        static std::once_flag said;
+        std::call_once(said, [] {
+          std::fprintf(stderr, "test_storage: PostgreSQL cases skipped "
+                               "(MAILASSAY_TEST_SKIP_PG=1)\n");
+        });
+        skipped_ = true;
+        return;
+      }
+      FAIL("MAILASSAY_TEST_PG_URL is not set: run "
+           "`export MAILASSAY_TEST_PG_URL=$(scripts/lib/test-postgres.sh "
+           "| tail -n1)` or set MAILASSAY_TEST_SKIP_PG=1 to skip PostgreSQL");
+    }
+    schema_ = "mailassay_t" + unique_suffix();
+    url_ = base + (base.find('?') == std::string::npos ? "?" : "&") +
+           "schema=" + schema_;
+  }
+  if (!open_now)
+    return;
+  auto opened = open_store(url_);
+  if (!opened)
+    FAIL("cannot open " << url_ << ": " << opened.error_value().message);
+  store_ = std::move(*opened);
+}
+
+test_db::~test_db() {
+  store_.reset();
+  if (!path_.empty()) {
+    std::error_code ec;
+    for (auto suffix : {"", "-wal", "-shm"})
+      std::filesystem::remove(path_ + suffix, ec);
+  }
+  if (!schema_.empty()) {
+    try {
+      pg_execute("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
+    } catch (...) {
+      // A leftover schema only costs disk space.
+    }
+  }
+}
+
+std::unique_ptr<store> test_db::open_another() const {
+  auto opened = open_store(url_);
+  REQUIRE_MESSAGE(opened.has_value(), "cannot open " << url_);
+  return std::move(*opened);
+}
+
+org_fixture make_org(const std::string& id, const std::string& email,
+                     acc::unix_time created_at) {
+  org_fixture f;
+  f.org = {id, "Org " + id, created_at};
+  f.owner = make_user("u-" + id, email, created_at);
+  return f;
+}
+
+acc::user make_user(const std::string& id, const std::string& email,
+                    acc::unix_time created_at) {
+  return {id, email, "Name " + id, "$argon2id$hash-" + id, created_at};
+}
+
+acc::api_key make_key(const std::string& id, const std::string& organization_id,
+                      acc::unix_time created_at) {
+  acc::api_key k;
+  k.id = id;
+  k.organization_id = organization_id;
+  k.name = "key " + id;
+  k.key_hash = "hash-" + id;
+  k.prefix = "svc_live_abc\u2026";
+  k.allowed_domains = {"example.com", "shop.example.org"};
+  k.config.smtp = true;
+  k.limits.per_minute = 60;
+  k.created_at = created_at;
+  k.updated_at = created_at;
+  return k;
+}
+
+org_fixture create_org(store& s, const std::string& id,
+                       const std::string& email, std::int64_t credits) {
+  auto f = make_org(id, email);
+  auto r = s.create_organization(f.org, f.owner, credits, 1000);
+  REQUIRE_MESSAGE(r.has_value(), why(r));
+  return f;
+}
+
+} // namespace mailassay::storage::testing

@@ -1,0 +1,62 @@
+#include "support.hpp"
+
+using namespace mailassay::storage;
+using namespace mailassay::storage::testing;
+using mailassay::core::errc;
+
+TEST_SUITE("storage.usage") {
+  TEST_CASE_TEMPLATE("usage increments add up per key and day", TestType,
+                     MAILASSAY_STORAGE_BACKENDS) {
+    MAILASSAY_TEST_DB(t);
+    auto& s = t.db();
+    create_org(s, "o1", "owner@example.com");
+    REQUIRE(s.insert_api_key(make_key("k1", "o1")).has_value());
+    REQUIRE(s.insert_api_key(make_key("k2", "o1")).has_value());
+    REQUIRE(s.add_usage({{"k1", "o1", "2026-11-20", 2, 1, 1, {"a", "b"}},
+                         {"k1", "o1", "2026-11-21", 1, 1, 0, {"a"}},
+                         {"k2", "o1", "2026-11-20", 5, 5, 5, {"z"}}})
+              .has_value());
+    REQUIRE(s.add_usage({{"k1", "o1", "2026-11-20", 3, 2, 1, {"b", "c", "c"}}})
+              .has_value());
+    REQUIRE(s.add_usage({}).has_value());
+
+    auto days = s.usage_between("k1", "2026-11-01", "2026-11-30");
+    REQUIRE(days.has_value());
+    REQUIRE(days->size() == 2);
+    CHECK((*days)[0].day == "2026-11-20");
+    CHECK((*days)[0].requests == 5);
+    CHECK((*days)[0].successful == 3);
+    CHECK((*days)[0].credits == 2);
+    CHECK((*days)[1].day == "2026-11-21");
+    CHECK((*days)[1].requests == 1);
+
+    auto one = s.usage_between("k1", "2026-11-21", "2026-11-21");
+    REQUIRE(one->size() == 1);
+    CHECK(s.usage_between("k1", "2026-12-01", "2026-12-31")->empty());
+
+    // a, b, c on the 20th; a again on the 21st.
+    CHECK(*s.distinct_addresses("k1", "2026-11-20", "2026-11-20") == 3);
+    CHECK(*s.distinct_addresses("k1", "2026-11-01", "2026-11-30") == 3);
+    CHECK(*s.distinct_addresses("k1", "2026-11-21", "2026-11-30") == 1);
+    CHECK(*s.distinct_addresses("k2", "2026-11-01", "2026-11-30") == 1);
+    CHECK(*s.distinct_addresses("nope", "2026-11-01", "2026-11-30") == 0);
+  }
+
+  TEST_CASE_TEMPLATE("a usage batch with an unknown key writes nothing",
+                     TestType, MAILASSAY_STORAGE_BACKENDS) {
+    MAILASSAY_TEST_DB(t);
+    auto& s = t.db();
+    create_org(s, "o1", "owner@example.com");
+    REQUIRE(s.insert_api_key(make_key("k1", "o1")).has_value());
+    auto r = s.add_usage({{"k1", "o1", "2026-11-20", 2, 1, 1, {"a", "b"}},
+                          {"gone", "o1", "2026-11-20", 1, 1, 1, {"c"}}});
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error_value().code == errc::not_found);
+    CHECK(s.usage_between("k1", "2026-11-01", "2026-11-30")->empty());
+    CHECK(*s.distinct_addresses("k1", "2026-11-01", "2026-11-30") == 0);
+    // The store is still usable after the rollback.
+    REQUIRE(s.add_usage({{"k1", "o1", "2026-11-20", 2, 1, 1, {"a"}}})
+              .has_value());
+    CHECK(s.usage_between("k1", "2026-11-01", "2026-11-30")->size() == 1);
+  }
+}

@@ -1,0 +1,164 @@
+#include "tests/support/server_process.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "tests/support/http_client.hpp"
+
+namespace mailassay::testing {
+
+namespace {
+
+std::string binary() {
+  auto* b = std::getenv("MAILASSAY_BINARY");
+  if (!b)
+    throw std::runtime_error("MAILASSAY_BINARY is not set (run via ctest)");
+  return b;
+}
+
+pid_t spawn(const std::vector<std::string>& args,
+            const std::map<std::string, std::string>& env,
+            const std::string& output_file) {
+  auto pid = ::fork();
+  if (pid != 0)
+    return pid;
+  for (auto& [k, v] : env)
+    ::setenv(k.c_str(), v.c_str(), 1);
+  auto fd = ::open(output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::dup2(fd, 1);
+  ::dup2(fd, 2);
+  auto bin = binary();
+  std::vector<char*> argv{bin.data()};
+  std::vector<std::string> copy = args;
+  for (auto& a : copy)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ::execv(bin.c_str(), argv.data());
+  ::_exit(127);
+}
+
+} // namespace
+
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  int port = ntohs(addr.sin_port);
+  ::close(fd);
+  return port;
+}
+
+std::string temp_dir(const std::string& tag) {
+  static std::mt19937_64 rng{std::random_device{}()};
+  auto dir = std::filesystem::temp_directory_path()
+             / ("mailassay-" + tag + "-" + std::to_string(::getpid()) + "-"
+                + std::to_string(rng() % 1000000000));
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+server_process::server_process(std::map<std::string, std::string> env,
+                               std::vector<std::string> args) {
+  dir_ = temp_dir("server");
+  env.emplace("MAILASSAY_HTTP_ADDRESS", "127.0.0.1");
+  env.emplace("MAILASSAY_AUTH_JWT_SECRET_FILE", dir_ + "/jwt.secret");
+  if (auto* url = std::getenv("MAILASSAY_TEST_HTTP_DB_URL"))
+    env.emplace("MAILASSAY_DATABASE_URL", url);
+  else
+    env.emplace("MAILASSAY_DATABASE_URL", "sqlite://" + dir_ + "/test.db");
+  env.emplace("MAILASSAY_LOG_LEVEL", "warn");
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    port_ = free_port();
+    env["MAILASSAY_HTTP_PORT"] = std::to_string(port_);
+    pid_ = spawn(args, env, dir_ + "/server.log");
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < until) {
+      if (!running())
+        break;
+      if (http_request(port_, "GET", "/health").status != 0)
+        return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    stop();
+  }
+  throw std::runtime_error("mailassay serve did not start; log:\n" + log());
+}
+
+server_process::~server_process() {
+  stop();
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+bool server_process::running() {
+  if (pid_ <= 0)
+    return false;
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+    pid_ = -1;
+    return false;
+  }
+  return true;
+}
+
+int server_process::stop() {
+  if (pid_ <= 0)
+    return -1;
+  ::kill(pid_, SIGTERM);
+  int status = 0;
+  for (int i = 0; i < 400; ++i) {
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return -1;
+}
+
+std::string server_process::log() const {
+  std::ifstream in{dir_ + "/server.log"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int run_binary(const std::vector<std::string>& args,
+               const std::map<std::string, std::string>& env,
+               std::string& output) {
+  auto dir = temp_dir("run");
+  auto file = dir + "/out.log";
+  auto pid = spawn(args, env, file);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  std::ifstream in{file};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  output = ss.str();
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+} // namespace mailassay::testing

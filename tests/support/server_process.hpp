@@ -1,0 +1,51 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mailassay::testing {
+
+/// Returns a TCP port on 127.0.0.1 that was free a moment ago.
+int free_port();
+
+/// Returns a fresh empty directory under the system's temp directory.
+std::string temp_dir(const std::string& tag);
+
+/// The real `mailassay` binary (from MAILASSAY_BINARY) running `serve` on a
+/// free port with a fresh SQLite database (or MAILASSAY_TEST_HTTP_DB_URL),
+/// plus the extra environment given. Stopped with SIGTERM on destruction.
+class server_process {
+public:
+  explicit server_process(std::map<std::string, std::string> env = {},
+                          std::vector<std::string> args = {"serve"});
+  ~server_process();
+  server_process(const server_process&) = delete;
+  server_process& operator=(const server_process&) = delete;
+
+  /// The port it listens on.
+  int port() const { return port_; }
+  /// Its data directory.
+  const std::string& dir() const { return dir_; }
+  /// Sends SIGTERM and waits; returns the exit status (or -1).
+  int stop();
+  /// Whether the process is still running.
+  bool running();
+  /// What it wrote on stderr so far.
+  std::string log() const;
+
+private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string dir_;
+};
+
+/// Runs the binary with `args` and `env` to completion; returns the exit
+/// code and fills `output` with stdout+stderr.
+int run_binary(const std::vector<std::string>& args,
+               const std::map<std::string, std::string>& env,
+               std::string& output);
+
+} // namespace mailassay::testing
