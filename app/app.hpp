@@ -2,7 +2,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "actors/validation/validator.hpp"
 #include "config/settings.hpp"
 
 namespace mailassay::app {
@@ -17,6 +19,16 @@ std::string jwt_secret_or_exit(const config::settings& cfg);
 
 /// Current time as Unix seconds.
 std::int64_t unix_now();
+
+/// Builds the validation pipeline (risk lists, DNS resolver); prints the
+/// error and exits 2 when a list or the resolver setting is bad.
+std::shared_ptr<actors::validation::validator>
+validator_or_exit(const config::settings& cfg);
+
+/// `mailassay check`: validates each address (or stdin lines for "-") and
+/// prints JSON lines or a table.
+int check(const config::settings& cfg, const std::vector<std::string>& inputs,
+          bool table);
 
 /// `mailassay serve`.
 int serve(const config::settings& cfg);

@@ -43,6 +43,15 @@ int main(int argc, char** argv) {
   auto* list = admin->add_subcommand("list-orgs", "List organizations");
   list->add_flag("--json", json, "One JSON object per line");
 
+  auto* check = cli.add_subcommand(
+    "check", "Validate addresses without the server (JSON Lines)");
+  std::vector<std::string> addresses;
+  std::string format = "json";
+  check->add_option("addresses", addresses, "Addresses, or - for stdin")
+    ->required();
+  check->add_option("--format", format, "json (default) or table")
+    ->check(CLI::IsMember({"json", "table"}));
+
   auto* routes = cli.add_subcommand("routes", "Print the HTTP route table");
   auto* cfg_cmd = cli.add_subcommand(
     "config", "Print every setting with its variable and default");
@@ -63,6 +72,8 @@ int main(int argc, char** argv) {
   auto cfg = app::load_settings_or_exit(config_file);
   if (*serve)
     return app::serve(cfg);
+  if (*check)
+    return app::check(cfg, addresses, format == "table");
   if (*create_org)
     return app::admin_create_org(cfg, org_name, email, password, credits);
   if (*grant)

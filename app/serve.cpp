@@ -6,6 +6,8 @@
 #include "actors/key_cache.hpp"
 #include "actors/log.hpp"
 #include "actors/storage_pool.hpp"
+#include "actors/validation_pool.hpp"
+#include "net/dns_resolver.hpp"
 #include "app/app.hpp"
 #include "http/server.hpp"
 #include "http/services.hpp"
@@ -32,17 +34,40 @@ int wait_for_stop_signal(const sigset_t& set) {
   return sig;
 }
 
-void add_pool_gauges(http::metrics& stats, const actors::storage_pool& pool) {
-  auto* g = &pool.gauges();
-  stats.add_gauge("mailassay_pool_workers{pool=\"storage\"}",
-                  "Workers in an actor pool.",
-                  [n = pool.size()] { return static_cast<double>(n); });
-  stats.add_gauge("mailassay_pool_queued{pool=\"storage\"}",
+void add_pool_gauges(http::metrics& stats, const std::string& name, int size,
+                     const actors::pool_gauges& gauges) {
+  auto* g = &gauges;
+  auto label = "{pool=\"" + name + "\"}";
+  stats.add_gauge("mailassay_pool_workers" + label, "Workers in an actor pool.",
+                  [size] { return static_cast<double>(size); });
+  stats.add_gauge("mailassay_pool_queued" + label,
                   "Jobs waiting in an actor pool's mailboxes.",
                   [g] { return static_cast<double>(g->queued.load()); });
-  stats.add_gauge("mailassay_pool_busy{pool=\"storage\"}",
-                  "Jobs running in an actor pool.",
+  stats.add_gauge("mailassay_pool_busy" + label, "Jobs running in an actor pool.",
                   [g] { return static_cast<double>(g->busy.load()); });
+}
+
+void add_dns_gauges(http::metrics& stats,
+                    std::shared_ptr<actors::validation::validator> v) {
+  using counters = net::dns_resolver_counters;
+  auto add = [&](const char* name, const char* help,
+                 std::uint64_t counters::*field) {
+    stats.add_gauge(name, help, [v, field] {
+      return static_cast<double>(v->resolver().counters().*field);
+    });
+  };
+  add("mailassay_dns_queries_sent", "DNS queries sent since start.",
+      &counters::queries_sent);
+  add("mailassay_dns_in_flight", "DNS queries in flight.",
+      &counters::in_flight);
+  add("mailassay_dns_queued", "DNS queries waiting for a slot.",
+      &counters::queued);
+  add("mailassay_dns_cache_hits", "Mail routes answered from the cache.",
+      &counters::cache_hits);
+  add("mailassay_dns_cache_misses", "Mail routes not in the cache.",
+      &counters::cache_misses);
+  add("mailassay_dns_cache_size", "Domains in the DNS cache.",
+      &counters::cache_size);
 }
 
 } // namespace
@@ -65,6 +90,7 @@ int serve(const config::settings& cfg) {
   }
   db->reset();
 
+  auto validator = validator_or_exit(cfg);
   actors::key_cache keys{100000, cfg.auth.key_cache_seconds};
   http::metrics stats;
   caf::actor_system_config caf_cfg;
@@ -72,12 +98,15 @@ int serve(const config::settings& cfg) {
   caf_cfg.set("scheduler.policy", caf::atom("sharing"));
   caf::actor_system sys{caf_cfg};
   actors::storage_pool pool{sys, cfg, keys, secret};
-  add_pool_gauges(stats, pool);
+  actors::validation_pool validation{sys, validator, cfg.validation.workers};
+  add_pool_gauges(stats, "storage", pool.size(), pool.gauges());
+  add_pool_gauges(stats, "validation", validation.size(), validation.gauges());
+  add_dns_gauges(stats, validator);
   stats.add_gauge("mailassay_auth_key_cache_entries",
                   "API keys held in the authentication cache.",
                   [&keys] { return static_cast<double>(keys.size()); });
 
-  http::services svc{cfg, pool, keys, stats, MAILASSAY_VERSION, unix_now(),
+  http::services svc{cfg, pool, keys, validation, stats, MAILASSAY_VERSION, unix_now(),
                      unix_now};
   stats.add_gauge("mailassay_http_in_flight", "Requests being handled.",
                   [&svc] { return static_cast<double>(svc.in_flight.load()); });
@@ -99,6 +128,7 @@ int serve(const config::settings& cfg) {
   }
   // Workers finish their queued jobs (storage flushed) before the system
   // goes away.
+  validation.stop();
   pool.stop();
   sys.await_all_actors_done();
   actors::log_event(actors::log_level::info, "stopped", {});

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <time.h>
 #include <vector>
 
 #ifndef MAILASSAY_SOURCE_DIR
@@ -26,7 +27,7 @@ namespace risk = mailassay::core::risk;
 namespace {
 
 constexpr std::size_t address_count = 200000;
-constexpr int passes = 5;
+constexpr int passes = 7;
 
 std::string read_file(const std::string& path) {
   std::ifstream in{path};
@@ -78,10 +79,10 @@ std::vector<address> generate(const std::vector<std::string>& first,
                               const std::vector<std::string>& words) {
   generator g;
   const std::vector<std::string> typos = {
-    "gmial.com", "gmail.con", "hotmial.com", "yaho.com", "outlok.com",
-    "gmai.com",  "yahooo.com", "icloud.cmo", "example.nett"};
-  const std::vector<std::string> tlds = {"com", "net", "org", "de", "co.uk",
-                                         "io", "fr", "shop", "com.br"};
+      "gmial.com", "gmail.con",  "hotmial.com", "yaho.com",    "outlok.com",
+      "gmai.com",  "yahooo.com", "icloud.cmo",  "example.nett"};
+  const std::vector<std::string> tlds = {"com", "net", "org",  "de",    "co.uk",
+                                         "io",  "fr",  "shop", "com.br"};
   auto random_string = [&](std::size_t n, bool digits) {
     std::string s;
     for (std::size_t i = 0; i < n; ++i) {
@@ -98,7 +99,8 @@ std::vector<address> generate(const std::vector<std::string>& first,
     switch (g.below(10)) {
       case 0: a.local = g.pick(roles); break;
       case 1: a.local = random_string(6 + g.below(10), true); break;
-      case 2: a.local = g.pick(first) + std::to_string(1950 + g.below(60));
+      case 2:
+        a.local = g.pick(first) + std::to_string(1950 + g.below(60));
         break;
       case 3: a.local = g.pick(first).substr(0, 1) + g.pick(last); break;
       case 4: a.local = g.pick(first) + "_" + g.pick(last); break;
@@ -119,14 +121,22 @@ std::vector<address> generate(const std::vector<std::string>& first,
   return out;
 }
 
+// The CPU time of this thread: the machine is shared, and time spent
+// descheduled while others build is not time the checks took.
+double thread_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+// The best of `passes` runs, in thread CPU seconds.
 template <class F>
 double best_seconds(F&& f) {
   double best = 1e9;
   for (int p = 0; p < passes; ++p) {
-    auto start = std::chrono::steady_clock::now();
+    auto start = thread_seconds();
     f();
-    std::chrono::duration<double> d = std::chrono::steady_clock::now() - start;
-    best = std::min(best, d.count());
+    best = std::min(best, thread_seconds() - start);
   }
   return best;
 }
@@ -134,10 +144,10 @@ double best_seconds(F&& f) {
 } // namespace
 
 int main(int argc, char** argv) {
-  std::string root = argc > 1                                ? argv[1]
-                     : std::getenv("MAILASSAY_SOURCE_DIR") ? std::getenv(
-                                                               "MAILASSAY_SOURCE_DIR")
-                                                           : MAILASSAY_SOURCE_DIR;
+  std::string root = argc > 1 ? argv[1]
+                     : std::getenv("MAILASSAY_SOURCE_DIR")
+                         ? std::getenv("MAILASSAY_SOURCE_DIR")
+                         : MAILASSAY_SOURCE_DIR;
   auto file = [&](const char* name) {
     return read_file(root + "/data/risk/" + name + ".txt");
   };
@@ -163,9 +173,8 @@ int main(int argc, char** argv) {
   auto lists = risk::lists_from_texts(texts);
   std::chrono::duration<double> load = std::chrono::steady_clock::now() - t0;
 
-  auto addresses =
-    generate(entries(first), entries(last), entries(roles), entries(free),
-             entries(disposable), entries(words));
+  auto addresses = generate(entries(first), entries(last), entries(roles),
+                            entries(free), entries(disposable), entries(words));
 
   std::size_t flagged = 0;
   auto all = best_seconds([&] {
@@ -177,24 +186,35 @@ int main(int argc, char** argv) {
                  r.first_name.has_value();
     }
   });
+  std::size_t flagged_checks = 0;
+  auto checks = best_seconds([&] {
+    flagged_checks = 0;
+    for (const auto& a : addresses) {
+      auto r = risk::assess(lists, a.local, a.domain, false);
+      flagged_checks += r.disposable + r.free_provider + r.role.has_value() +
+                        r.random.is_random + r.suggestion.has_value();
+    }
+  });
   std::size_t sink = 0;
   auto each = [&](const char* name, auto&& check) {
     auto s = best_seconds([&] {
       for (const auto& a : addresses)
         sink += check(a);
     });
-    std::printf("  %-18s %7.1f ns/address\n", name,
-                s * 1e9 / addresses.size());
+    std::printf("  %-18s %7.1f ns/address\n", name, s * 1e9 / addresses.size());
   };
   std::printf("risk lists parsed and model trained in %.1f ms\n",
               load.count() * 1e3);
-  std::printf("%zu addresses, all risk checks: %.2f million addresses/s "
-              "(%.1f ns/address, %zu signals raised)\n",
+  std::printf("%zu addresses, all risk checks and enrichment: %.2f million "
+              "addresses/s (%.1f ns/address, %zu signals raised)\n",
               addresses.size(), addresses.size() / all / 1e6,
               all * 1e9 / addresses.size(), flagged);
-  each("is_disposable", [&](const address& a) {
-    return risk::is_disposable(lists, a.domain);
-  });
+  std::printf("without the first-name enrichment: %.2f million addresses/s "
+              "(%.1f ns/address)\n",
+              addresses.size() / checks / 1e6, checks * 1e9 / addresses.size());
+  std::printf("each check alone (own pass over the addresses):\n");
+  each("is_disposable",
+       [&](const address& a) { return risk::is_disposable(lists, a.domain); });
   each("is_free_provider", [&](const address& a) {
     return risk::is_free_provider(lists, a.domain);
   });
@@ -210,5 +230,7 @@ int main(int argc, char** argv) {
   each("first_name", [&](const address& a) {
     return risk::first_name(lists, a.local).has_value();
   });
+  std::printf("signals raised per pass: %zu without enrichment\n",
+              flagged_checks);
   return sink == 0 ? 1 : 0;
 }

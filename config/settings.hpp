@@ -56,6 +56,33 @@ struct actors_settings {
   int storage_workers = 4;
 };
 
+/// `[dns]`: the resolver and its cache (see docs/dns.md).
+struct dns_settings {
+  std::vector<std::string> servers; ///< Empty: /etc/resolv.conf.
+  std::int64_t timeout_ms = 2000;
+  int tries = 2;
+  std::int64_t max_inflight = 256;
+  std::int64_t cache_size = 100000;
+  std::int64_t min_ttl = 0;
+  std::int64_t max_ttl = 86400;
+  std::int64_t negative_ttl = 300;
+  std::int64_t error_ttl = 5;
+};
+
+/// `[validation]`.
+struct validation_settings {
+  bool allow_test_domains = false; ///< Accept RFC 6761 special-use domains.
+  int workers = 2;                 ///< Validation actors.
+};
+
+/// `[risk]`: where the risk lists come from.
+struct risk_settings {
+  std::string data_dir = "data/risk";
+  std::string extra_disposable_file;
+  std::string extra_free_file;
+  std::string extra_roles_file;
+};
+
 /// All settings, loaded once at start-up and passed by section.
 struct settings {
   http_settings http;
@@ -65,6 +92,9 @@ struct settings {
   log_settings log;
   limits_settings limits;
   actors_settings actors;
+  dns_settings dns;
+  validation_settings validation;
+  risk_settings risk;
 };
 
 /// Environment variables as name -> value.

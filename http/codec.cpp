@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "core/base/time_format.hpp"
 
@@ -385,6 +386,31 @@ core::expected<accounts::key_patch> key_update(const request_view& req) {
   return patch;
 }
 
+core::expected<validation_input> validation(const request_view& req) {
+  auto body = parse_object(req);
+  if (!body)
+    return std::move(body).error_value();
+  object_reader r{*body, {"email", "smtp", "timeout"}};
+  validation_input in;
+  auto i = body->find("email");
+  if (i == body->end() || i->is_null())
+    r.add("email should not be empty");
+  else if (!i->is_string())
+    r.add("email must be a string");
+  else if (i->get_ref<const std::string&>().empty())
+    r.add("email should not be empty");
+  else if (i->get_ref<const std::string&>().size() > 254)
+    r.add("email must be shorter than or equal to 254 characters");
+  else
+    in.email = i->get<std::string>();
+  in.smtp = r.flag("smtp").value_or(false);
+  if (auto t = r.integer("timeout", 1000, 30000, false))
+    in.timeout_ms = **t;
+  if (auto f = failure_of(r))
+    return *f;
+  return in;
+}
+
 // -- encoders ---------------------------------------------------------------
 
 json user(const acc::user& u) {
@@ -487,6 +513,90 @@ json credit_entry(const acc::credit_entry& e) {
           {"reference", e.reference},
           {"balanceAfter", e.balance_after},
           {"createdAt", core::iso8601(e.created_at)}};
+}
+
+} // namespace mailassay::http::codec
+
+namespace mailassay::http::codec {
+
+namespace {
+
+template <class T>
+json or_null(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+} // namespace
+
+json validation_result(const actors::validation::result& r) {
+  const auto& a = r.address;
+  const auto& c = r.checks;
+  json out;
+  out["email"] = a.input;
+  out["normalized"] = a.valid ? json(a.normalized) : json(nullptr);
+  out["status"] = core::validation::to_string(r.verdict.state);
+  out["reason"] = r.verdict.reason;
+  out["score"] = r.verdict.score;
+  out["syntax"] = {{"valid", a.valid},
+                   {"localPart", a.local_part},
+                   {"domain", a.domain},
+                   {"asciiDomain", a.ascii_domain},
+                   {"ipLiteral", a.ip_literal},
+                   {"smtputf8", a.needs_smtputf8},
+                   {"detail", a.detail.empty() ? json(nullptr) : json(a.detail)}};
+  if (r.route) {
+    using core::dns::route_kind;
+    auto mx = json::array();
+    for (auto& h : r.route->hosts)
+      mx.push_back({{"host", h.host}, {"priority", h.priority}});
+    auto kind = r.route->kind;
+    out["dns"] = {{"hasMx", kind == route_kind::mx},
+                  {"mx", mx},
+                  {"implicitMx", kind == route_kind::implicit_mx},
+                  {"nullMx", kind == route_kind::null_mx},
+                  {"result", core::dns::to_string(kind)}};
+    if (kind == route_kind::dns_error)
+      out["dns"]["error"] = core::dns::to_string(r.route->cause);
+  } else {
+    out["dns"] = nullptr;
+  }
+  const auto& s = r.smtp;
+  out["smtp"] = {{"checked", s.checked},
+                 {"deliverable", or_null(s.deliverable)},
+                 {"catchAll", or_null(s.catch_all)},
+                 {"greylisted", s.greylisted},
+                 {"fullInbox", s.full_inbox},
+                 {"disabled", s.disabled},
+                 {"code", nullptr},
+                 {"enhancedCode", nullptr},
+                 {"message", nullptr},
+                 {"host", nullptr},
+                 {"attempts", 0}};
+  out["disposable"] = {{"isDisposable", or_null(c.disposable)}};
+  out["roleAccount"]
+    = {{"isRoleAccount", or_null(c.role_account)},
+       {"role", c.role_account.value_or(false) ? json(c.role) : json(nullptr)}};
+  out["freeProvider"] = {{"isFree", c.free_provider}};
+  if (c.random)
+    out["random"] = {{"isRandom", c.random->is_random},
+                     {"score", std::round(c.random->score * 1000) / 1000}};
+  else
+    out["random"] = {{"isRandom", nullptr}, {"score", nullptr}};
+  out["typo"] = {{"hasTypo", c.suggested_domain.has_value()},
+                 {"suggestion", or_null(c.suggested_domain)}};
+  auto suggestions = json::array();
+  if (c.suggested_domain)
+    suggestions.push_back(a.local_part + "@" + *c.suggested_domain);
+  out["suggestions"] = suggestions;
+  if (r.enrichment)
+    out["enrichment"] = {{"firstName", or_null(c.first_name)}};
+  auto signals = json::array();
+  for (auto& sig : r.verdict.signals)
+    signals.push_back({{"signal", sig.signal}, {"points", sig.points}});
+  out["signals"] = signals;
+  out["creditsUsed"] = r.credits_used;
+  out["durationMs"] = std::round(r.duration_ms * 1000) / 1000;
+  return out;
 }
 
 } // namespace mailassay::http::codec

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/accounts/types.hpp"
+#include "actors/validation/validator.hpp"
 #include "core/base/expected.hpp"
 #include "http/exchange.hpp"
 
@@ -79,6 +80,14 @@ core::expected<acc::role> role_change(const request_view& req);
 core::expected<accounts::new_key_input> new_key(const request_view& req);
 core::expected<accounts::key_patch> key_update(const request_view& req);
 
+/// A validation request body: {email, smtp?, timeout?}.
+struct validation_input {
+  std::string email;
+  bool smtp = false;
+  std::int64_t timeout_ms = 10000;
+};
+core::expected<validation_input> validation(const request_view& req);
+
 // -- encoders ---------------------------------------------------------------
 
 json user(const acc::user& u);
@@ -93,5 +102,6 @@ json me(const accounts::me_view& m);
 json organization_view(const accounts::organization_view& v);
 json balance(const acc::credit_balance& b);
 json credit_entry(const acc::credit_entry& e);
+json validation_result(const actors::validation::result& r);
 
 } // namespace mailassay::http::codec

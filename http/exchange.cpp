@@ -108,12 +108,13 @@ void exchange::respond(response r) {
     out.append_header(k, v);
   if (r.status != 204)
     out.set_body(std::move(r.body));
-  out.done();
   auto elapsed = std::chrono::duration<double>(
                    std::chrono::steady_clock::now() - s.started)
                    .count();
+  // Counted before the write, so a client's next request sees it.
   if (s.stats)
     s.stats->observe(s.route, r.status, elapsed);
+  out.done();
   actors::log_event(
     r.status >= 500 ? actors::log_level::error : actors::log_level::info,
     "http_request",

@@ -82,5 +82,6 @@ void handle_revoke_key(call c);
 void handle_reactivate_key(call c);
 void handle_balance(call c);
 void handle_transactions(call c);
+void handle_validate(call c);
 
 } // namespace mailassay::http

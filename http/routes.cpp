@@ -29,6 +29,7 @@ const std::vector<route>& routes() {
     {"POST", "/v2/api-keys/:id/reactivate", handle_reactivate_key},
     {"GET", "/v2/credits/balance", handle_balance},
     {"GET", "/v2/credits/transactions", handle_transactions},
+    {"POST", "/v2/email/validate", handle_validate},
   };
   return table;
 }

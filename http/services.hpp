@@ -8,6 +8,7 @@
 
 #include "actors/key_cache.hpp"
 #include "actors/storage_pool.hpp"
+#include "actors/validation_pool.hpp"
 #include "config/settings.hpp"
 #include "http/metrics.hpp"
 
@@ -18,6 +19,7 @@ struct services {
   const config::settings& cfg;
   actors::storage_pool& storage;
   actors::key_cache& keys;
+  actors::validation_pool& validation;
   metrics& stats;
   std::string version;         ///< Build version, e.g. "0.1.0".
   std::int64_t started_at = 0; ///< Unix seconds.

@@ -16,30 +16,30 @@ constexpr long long migration_lock_key = 0x4d41494c;
 
 const std::vector<migration>& all_migrations() {
   static const std::vector<migration> list = {
-    {1,
-     "accounts, keys, credits, usage",
-     {
-       R"(CREATE TABLE organizations (
+      {1,
+       "accounts, keys, credits, usage",
+       {
+           R"(CREATE TABLE organizations (
             id TEXT PRIMARY KEY,
             name TEXT NOT NULL,
             created_at BIGINT NOT NULL))",
-       R"(CREATE TABLE users (
+           R"(CREATE TABLE users (
             id TEXT PRIMARY KEY,
             email TEXT NOT NULL UNIQUE,
             name TEXT NOT NULL,
             password_hash TEXT NOT NULL,
             created_at BIGINT NOT NULL))",
-       // A user belongs to exactly one organization.
-       R"(CREATE TABLE memberships (
+           // A user belongs to exactly one organization.
+           R"(CREATE TABLE memberships (
             user_id TEXT PRIMARY KEY
               REFERENCES users (id) ON DELETE CASCADE,
             organization_id TEXT NOT NULL
               REFERENCES organizations (id) ON DELETE CASCADE,
             role TEXT NOT NULL
               CHECK (role IN ('owner', 'admin', 'member'))))",
-       "CREATE INDEX memberships_by_organization "
-       "ON memberships (organization_id)",
-       R"(CREATE TABLE refresh_tokens (
+           "CREATE INDEX memberships_by_organization "
+           "ON memberships (organization_id)",
+           R"(CREATE TABLE refresh_tokens (
             id TEXT PRIMARY KEY,
             token_hash TEXT NOT NULL UNIQUE,
             family_id TEXT NOT NULL,
@@ -50,8 +50,9 @@ const std::vector<migration>& all_migrations() {
             spent INTEGER NOT NULL DEFAULT 0 CHECK (spent IN (0, 1)),
             revoked INTEGER NOT NULL DEFAULT 0 CHECK (revoked IN (0, 1)),
             created_at BIGINT NOT NULL))",
-       "CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id)",
-       R"(CREATE TABLE api_keys (
+           "CREATE INDEX refresh_tokens_by_family ON refresh_tokens "
+           "(family_id)",
+           R"(CREATE TABLE api_keys (
             id TEXT PRIMARY KEY,
             organization_id TEXT NOT NULL
               REFERENCES organizations (id) ON DELETE CASCADE,
@@ -71,15 +72,15 @@ const std::vector<migration>& all_migrations() {
             status TEXT NOT NULL CHECK (status IN ('active', 'revoked')),
             created_at BIGINT NOT NULL,
             updated_at BIGINT NOT NULL))",
-       "CREATE INDEX api_keys_by_organization "
-       "ON api_keys (organization_id, created_at)",
-       R"(CREATE TABLE credit_accounts (
+           "CREATE INDEX api_keys_by_organization "
+           "ON api_keys (organization_id, created_at)",
+           R"(CREATE TABLE credit_accounts (
             organization_id TEXT PRIMARY KEY
               REFERENCES organizations (id) ON DELETE CASCADE,
             balance BIGINT NOT NULL CHECK (balance >= 0),
             consumed BIGINT NOT NULL DEFAULT 0 CHECK (consumed >= 0),
             updated_at BIGINT NOT NULL))",
-       R"(CREATE TABLE credit_ledger (
+           R"(CREATE TABLE credit_ledger (
             id {serial},
             organization_id TEXT NOT NULL
               REFERENCES organizations (id) ON DELETE CASCADE,
@@ -88,9 +89,9 @@ const std::vector<migration>& all_migrations() {
             reference TEXT NOT NULL DEFAULT '',
             balance_after BIGINT NOT NULL CHECK (balance_after >= 0),
             created_at BIGINT NOT NULL))",
-       "CREATE INDEX credit_ledger_by_organization "
-       "ON credit_ledger (organization_id, id)",
-       R"(CREATE TABLE usage_daily (
+           "CREATE INDEX credit_ledger_by_organization "
+           "ON credit_ledger (organization_id, id)",
+           R"(CREATE TABLE usage_daily (
             key_id TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
             organization_id TEXT NOT NULL
               REFERENCES organizations (id) ON DELETE CASCADE,
@@ -99,12 +100,12 @@ const std::vector<migration>& all_migrations() {
             successful BIGINT NOT NULL DEFAULT 0 CHECK (successful >= 0),
             credits BIGINT NOT NULL DEFAULT 0 CHECK (credits >= 0),
             PRIMARY KEY (key_id, day)))",
-       R"(CREATE TABLE usage_addresses (
+           R"(CREATE TABLE usage_addresses (
             key_id TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
             day TEXT NOT NULL,
             address_hash TEXT NOT NULL,
             PRIMARY KEY (key_id, day, address_hash)))",
-     }},
+       }},
   };
   return list;
 }
@@ -113,8 +114,8 @@ std::string dialect_sql(std::string_view statement, dialect d) {
   std::string out{statement};
   const std::string_view token = "{serial}";
   const std::string_view serial = d == dialect::sqlite
-                                    ? "INTEGER PRIMARY KEY AUTOINCREMENT"
-                                    : "BIGSERIAL PRIMARY KEY";
+                                      ? "INTEGER PRIMARY KEY AUTOINCREMENT"
+                                      : "BIGSERIAL PRIMARY KEY";
   for (auto pos = out.find(token); pos != std::string::npos;
        pos = out.find(token, pos))
     out.replace(pos, token.size(), serial);
@@ -136,7 +137,7 @@ void apply_migrations(soci::session& sql, dialect d,
       // Two processes starting at once: the second waits here, then sees
       // the first one's versions.
       sql << "SELECT pg_advisory_xact_lock(" +
-               std::to_string(migration_lock_key) + ")";
+                 std::to_string(migration_lock_key) + ")";
       if (!schema.empty())
         sql << "CREATE SCHEMA IF NOT EXISTS " + schema;
     }
@@ -162,7 +163,7 @@ void apply_migrations(soci::session& sql, dialect d,
       std::string name{m.name};
       sql << "INSERT INTO schema_migrations (version, name, applied_at) "
              "VALUES (:v, :n, :t)",
-        soci::use(m.version), soci::use(name), soci::use(now);
+          soci::use(m.version), soci::use(name), soci::use(now);
     }
     sql << "COMMIT";
   } catch (...) {

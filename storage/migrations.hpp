@@ -1,10 +1,10 @@
 #pragma once
 
+#include "storage/url.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "storage/url.hpp"
 
 namespace soci {
 class session;

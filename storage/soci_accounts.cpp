@@ -10,9 +10,9 @@ using soci::into;
 using soci::use;
 
 constexpr const char* member_columns =
-  "SELECT u.id, u.email, u.name, u.password_hash, u.created_at, "
-  "m.organization_id, m.role FROM users u "
-  "JOIN memberships m ON m.user_id = u.id ";
+    "SELECT u.id, u.email, u.name, u.password_hash, u.created_at, "
+    "m.organization_id, m.role FROM users u "
+    "JOIN memberships m ON m.user_id = u.id ";
 
 // One row of `member_columns`.
 struct member_row {
@@ -56,8 +56,8 @@ std::vector<acc::member> select_members(soci::session& sql,
 void insert_user(soci::session& sql, const acc::user& u) {
   sql << "INSERT INTO users (id, email, name, password_hash, created_at) "
          "VALUES (:id, :email, :name, :hash, :created)",
-    use(u.id), use(u.email), use(u.name), use(u.password_hash),
-    use(u.created_at);
+      use(u.id), use(u.email), use(u.name), use(u.password_hash),
+      use(u.created_at);
 }
 
 void insert_membership(soci::session& sql, const std::string& user_id,
@@ -65,7 +65,7 @@ void insert_membership(soci::session& sql, const std::string& user_id,
   std::string role{acc::to_string(r)};
   sql << "INSERT INTO memberships (user_id, organization_id, role) "
          "VALUES (:u, :o, :r)",
-    use(user_id), use(organization_id), use(role);
+      use(user_id), use(organization_id), use(role);
 }
 
 } // namespace
@@ -80,21 +80,21 @@ expected<unit> soci_store::create_organization(const acc::organization& org,
     transaction tx{*this};
     sql_ << "INSERT INTO organizations (id, name, created_at) "
             "VALUES (:id, :name, :created)",
-      use(org.id), use(org.name), use(org.created_at);
+        use(org.id), use(org.name), use(org.created_at);
     insert_user(sql_, owner);
     insert_membership(sql_, owner.id, org.id, acc::role::owner);
     sql_ << "INSERT INTO credit_accounts "
             "(organization_id, balance, consumed, updated_at) "
             "VALUES (:o, :b, 0, :t)",
-      use(org.id), use(initial_credits), use(now);
+        use(org.id), use(initial_credits), use(now);
     if (initial_credits > 0) {
       std::string kind = "signup";
       std::string reference;
       sql_ << "INSERT INTO credit_ledger (organization_id, delta, kind, "
               "reference, balance_after, created_at) "
               "VALUES (:o, :d, :k, :r, :b, :t)",
-        use(org.id), use(initial_credits), use(kind), use(reference),
-        use(initial_credits), use(now);
+          use(org.id), use(initial_credits), use(kind), use(reference),
+          use(initial_credits), use(now);
     }
     tx.commit();
     return unit{};
@@ -107,7 +107,7 @@ expected<unit> soci_store::add_member(const std::string& organization_id,
     transaction tx{*this};
     int found = 0;
     sql_ << "SELECT COUNT(*) FROM organizations WHERE id = :o",
-      use(organization_id), into(found);
+        use(organization_id), into(found);
     if (found == 0)
       refuse(errc::not_found, "organization not found");
     insert_user(sql_, person);
@@ -141,8 +141,8 @@ soci_store::get_organization(const std::string& organization_id) {
   return run<acc::organization>(true, [&] {
     acc::organization org;
     sql_ << "SELECT id, name, created_at FROM organizations WHERE id = :id",
-      use(organization_id), into(org.id), into(org.name),
-      into(org.created_at);
+        use(organization_id), into(org.id), into(org.name),
+        into(org.created_at);
     if (!sql_.got_data())
       refuse(errc::not_found, "organization not found");
     return org;
@@ -154,15 +154,15 @@ soci_store::list_organizations() {
   return run<std::vector<acc::organization_summary>>(true, [&] {
     acc::organization_summary row;
     soci::statement st =
-      (sql_.prepare << "SELECT o.id, o.name, o.created_at, "
-                       "(SELECT COUNT(*) FROM memberships m "
-                       " WHERE m.organization_id = o.id), "
-                       "COALESCE(c.balance, 0) FROM organizations o "
-                       "LEFT JOIN credit_accounts c "
-                       "ON c.organization_id = o.id "
-                       "ORDER BY o.created_at, o.id",
-       into(row.org.id), into(row.org.name), into(row.org.created_at),
-       into(row.members), into(row.balance));
+        (sql_.prepare << "SELECT o.id, o.name, o.created_at, "
+                         "(SELECT COUNT(*) FROM memberships m "
+                         " WHERE m.organization_id = o.id), "
+                         "COALESCE(c.balance, 0) FROM organizations o "
+                         "LEFT JOIN credit_accounts c "
+                         "ON c.organization_id = o.id "
+                         "ORDER BY o.created_at, o.id",
+         into(row.org.id), into(row.org.name), into(row.org.created_at),
+         into(row.members), into(row.balance));
     st.execute();
     std::vector<acc::organization_summary> out;
     while (st.fetch())
@@ -205,7 +205,7 @@ owner_check check_owners(soci::session& sql, dialect d,
   std::string id;
   std::string role;
   soci::statement st =
-    (sql.prepare << query, use(organization_id), into(id), into(role));
+      (sql.prepare << query, use(organization_id), into(id), into(role));
   st.execute();
   owner_check out;
   while (st.fetch()) {
@@ -220,9 +220,9 @@ owner_check check_owners(soci::session& sql, dialect d,
 
 } // namespace
 
-expected<unit> soci_store::update_member_role(
-  const std::string& organization_id, const std::string& user_id,
-  acc::role r) {
+expected<unit>
+soci_store::update_member_role(const std::string& organization_id,
+                               const std::string& user_id, acc::role r) {
   return run<unit>(false, [&] {
     transaction tx{*this};
     auto check = check_owners(sql_, url_.kind, organization_id, user_id);
@@ -234,7 +234,7 @@ expected<unit> soci_store::update_member_role(
     std::string role{acc::to_string(r)};
     sql_ << "UPDATE memberships SET role = :r "
             "WHERE user_id = :u AND organization_id = :o",
-      use(role), use(user_id), use(organization_id);
+        use(role), use(user_id), use(organization_id);
     tx.commit();
     return unit{};
   });
@@ -265,9 +265,9 @@ expected<unit> soci_store::insert_refresh_token(const acc::refresh_token& t) {
     sql_ << "INSERT INTO refresh_tokens (id, token_hash, family_id, user_id, "
             "organization_id, expires_at, spent, revoked, created_at) "
             "VALUES (:id, :h, :f, :u, :o, :e, :s, :r, :c)",
-      use(t.id), use(t.token_hash), use(t.family_id), use(t.user_id),
-      use(t.organization_id), use(t.expires_at), use(spent), use(revoked),
-      use(t.created_at);
+        use(t.id), use(t.token_hash), use(t.family_id), use(t.user_id),
+        use(t.organization_id), use(t.expires_at), use(spent), use(revoked),
+        use(t.created_at);
     return unit{};
   });
 }
@@ -281,9 +281,9 @@ soci_store::find_refresh_token(const std::string& token_hash) {
     sql_ << "SELECT id, token_hash, family_id, user_id, organization_id, "
             "expires_at, spent, revoked, created_at FROM refresh_tokens "
             "WHERE token_hash = :h",
-      use(token_hash), into(t.id), into(t.token_hash), into(t.family_id),
-      into(t.user_id), into(t.organization_id), into(t.expires_at),
-      into(spent), into(revoked), into(t.created_at);
+        use(token_hash), into(t.id), into(t.token_hash), into(t.family_id),
+        into(t.user_id), into(t.organization_id), into(t.expires_at),
+        into(spent), into(revoked), into(t.created_at);
     if (!sql_.got_data())
       refuse(errc::not_found, "refresh token not found");
     t.spent = spent != 0;
@@ -297,15 +297,15 @@ expected<bool> soci_store::spend_refresh_token(const std::string& token_id) {
     // The condition makes the update the arbiter: of two concurrent
     // spenders exactly one changes the row.
     soci::statement st =
-      (sql_.prepare << "UPDATE refresh_tokens SET spent = 1 "
-                       "WHERE id = :id AND spent = 0 AND revoked = 0",
-       use(token_id));
+        (sql_.prepare << "UPDATE refresh_tokens SET spent = 1 "
+                         "WHERE id = :id AND spent = 0 AND revoked = 0",
+         use(token_id));
     st.execute(true);
     if (st.get_affected_rows() == 1)
       return true;
     int found = 0;
-    sql_ << "SELECT COUNT(*) FROM refresh_tokens WHERE id = :id",
-      use(token_id), into(found);
+    sql_ << "SELECT COUNT(*) FROM refresh_tokens WHERE id = :id", use(token_id),
+        into(found);
     if (found == 0)
       refuse(errc::not_found, "refresh token not found");
     return false;
@@ -315,7 +315,7 @@ expected<bool> soci_store::spend_refresh_token(const std::string& token_id) {
 expected<unit> soci_store::revoke_token_family(const std::string& family_id) {
   return run<unit>(false, [&] {
     sql_ << "UPDATE refresh_tokens SET revoked = 1 WHERE family_id = :f",
-      use(family_id);
+        use(family_id);
     return unit{};
   });
 }

@@ -18,8 +18,8 @@ void insert_entry(soci::session& sql, const std::string& organization_id,
   sql << "INSERT INTO credit_ledger (organization_id, delta, kind, "
          "reference, balance_after, created_at) "
          "VALUES (:o, :d, :k, :r, :b, :t)",
-    use(organization_id), use(delta), use(kind), use(reference),
-    use(balance_after), use(now);
+      use(organization_id), use(delta), use(kind), use(reference),
+      use(balance_after), use(now);
 }
 
 } // namespace
@@ -30,8 +30,8 @@ soci_store::read_balance(const std::string& organization_id) {
   b.organization_id = organization_id;
   sql_ << "SELECT balance, consumed, updated_at FROM credit_accounts "
           "WHERE organization_id = :o",
-    use(organization_id), into(b.balance), into(b.consumed),
-    into(b.updated_at);
+      use(organization_id), into(b.balance), into(b.consumed),
+      into(b.updated_at);
   if (!sql_.got_data())
     refuse(errc::not_found, "credit account not found");
   return b;
@@ -40,20 +40,21 @@ soci_store::read_balance(const std::string& organization_id) {
 expected<acc::credit_balance>
 soci_store::get_balance(const std::string& organization_id) {
   return run<acc::credit_balance>(
-    true, [&] { return read_balance(organization_id); });
+      true, [&] { return read_balance(organization_id); });
 }
 
-expected<acc::credit_balance> soci_store::add_credits(
-  const std::string& organization_id, std::int64_t amount,
-  const std::string& kind, const std::string& reference, acc::unix_time now) {
+expected<acc::credit_balance>
+soci_store::add_credits(const std::string& organization_id, std::int64_t amount,
+                        const std::string& kind, const std::string& reference,
+                        acc::unix_time now) {
   return run<acc::credit_balance>(false, [&] {
     if (amount <= 0)
       refuse(errc::validation_failed, "amount must be positive");
     transaction tx{*this};
     soci::statement st =
-      (sql_.prepare << "UPDATE credit_accounts SET balance = balance + :a, "
-                       "updated_at = :t WHERE organization_id = :o",
-       use(amount), use(now), use(organization_id));
+        (sql_.prepare << "UPDATE credit_accounts SET balance = balance + :a, "
+                         "updated_at = :t WHERE organization_id = :o",
+         use(amount), use(now), use(organization_id));
     st.execute(true);
     if (st.get_affected_rows() == 0)
       refuse(errc::not_found, "credit account not found");
@@ -65,10 +66,11 @@ expected<acc::credit_balance> soci_store::add_credits(
   });
 }
 
-expected<acc::credit_balance> soci_store::take_credits(
-  const std::string& organization_id, std::int64_t amount,
-  const std::string& kind, const std::string& reference,
-  bool counts_as_consumed, acc::unix_time now) {
+expected<acc::credit_balance>
+soci_store::take_credits(const std::string& organization_id,
+                         std::int64_t amount, const std::string& kind,
+                         const std::string& reference, bool counts_as_consumed,
+                         acc::unix_time now) {
   return run<acc::credit_balance>(false, [&] {
     if (amount <= 0)
       refuse(errc::validation_failed, "amount must be positive");
@@ -78,11 +80,11 @@ expected<acc::credit_balance> soci_store::take_credits(
     // concurrent takers can never overspend.
     std::int64_t consumed = counts_as_consumed ? amount : 0;
     soci::statement st =
-      (sql_.prepare << "UPDATE credit_accounts SET balance = balance - :a, "
-                       "consumed = consumed + :c, updated_at = :t "
-                       "WHERE organization_id = :o AND balance >= :a2",
-       use(amount), use(consumed), use(now), use(organization_id),
-       use(amount));
+        (sql_.prepare << "UPDATE credit_accounts SET balance = balance - :a, "
+                         "consumed = consumed + :c, updated_at = :t "
+                         "WHERE organization_id = :o AND balance >= :a2",
+         use(amount), use(consumed), use(now), use(organization_id),
+         use(amount));
     st.execute(true);
     if (st.get_affected_rows() == 0) {
       read_balance(organization_id); // not_found when there is no account
@@ -103,16 +105,16 @@ soci_store::list_credit_entries(const std::string& organization_id,
     if (limit <= 0)
       return std::vector<acc::credit_entry>{};
     std::int64_t before =
-      before_id > 0 ? before_id : std::numeric_limits<std::int64_t>::max();
+        before_id > 0 ? before_id : std::numeric_limits<std::int64_t>::max();
     acc::credit_entry e;
     soci::statement st =
-      (sql_.prepare << "SELECT id, organization_id, delta, kind, reference, "
-                       "balance_after, created_at FROM credit_ledger "
-                       "WHERE organization_id = :o AND id < :b "
-                       "ORDER BY id DESC LIMIT :l",
-       use(organization_id), use(before), use(limit), into(e.id),
-       into(e.organization_id), into(e.delta), into(e.kind),
-       into(e.reference), into(e.balance_after), into(e.created_at));
+        (sql_.prepare << "SELECT id, organization_id, delta, kind, reference, "
+                         "balance_after, created_at FROM credit_ledger "
+                         "WHERE organization_id = :o AND id < :b "
+                         "ORDER BY id DESC LIMIT :l",
+         use(organization_id), use(before), use(limit), into(e.id),
+         into(e.organization_id), into(e.delta), into(e.kind),
+         into(e.reference), into(e.balance_after), into(e.created_at));
     st.execute();
     std::vector<acc::credit_entry> out;
     while (st.fetch())

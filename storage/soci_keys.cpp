@@ -1,6 +1,5 @@
 // API keys.
 #include "storage/soci_store.hpp"
-
 #include "storage/string_list.hpp"
 
 #include <stdexcept>
@@ -14,10 +13,10 @@ using soci::into;
 using soci::use;
 
 constexpr const char* key_columns =
-  "SELECT id, organization_id, name, key_hash, prefix, allowed_domains, "
-  "smtp, disposable, role_account, enrichment, random_detection, "
-  "per_minute, per_hour, per_day, status, created_at, updated_at "
-  "FROM api_keys ";
+    "SELECT id, organization_id, name, key_hash, prefix, allowed_domains, "
+    "smtp, disposable, role_account, enrichment, random_detection, "
+    "per_minute, per_hour, per_day, status, created_at, updated_at "
+    "FROM api_keys ";
 
 // An API key as its columns: flags as 0/1, nullable limits with indicators.
 struct key_row {
@@ -26,21 +25,19 @@ struct key_row {
   int smtp = 0, disposable = 0, role_account = 0, enrichment = 0,
       random_detection = 0;
   std::int64_t per_minute = 0, per_hour = 0, per_day = 0;
-  soci::indicator per_minute_ind = soci::i_null,
-                  per_hour_ind = soci::i_null, per_day_ind = soci::i_null;
+  soci::indicator per_minute_ind = soci::i_null, per_hour_ind = soci::i_null,
+                  per_day_ind = soci::i_null;
   std::string status;
 
   key_row() = default;
 
   explicit key_row(const acc::api_key& key)
-    : k(key),
-      domains(encode_string_list(key.allowed_domains)),
-      smtp(key.config.smtp),
-      disposable(key.config.disposable),
-      role_account(key.config.role_account),
-      enrichment(key.config.enrichment),
-      random_detection(key.config.random_detection),
-      status(acc::to_string(key.status)) {
+      : k(key), domains(encode_string_list(key.allowed_domains)),
+        smtp(key.config.smtp), disposable(key.config.disposable),
+        role_account(key.config.role_account),
+        enrichment(key.config.enrichment),
+        random_detection(key.config.random_detection),
+        status(acc::to_string(key.status)) {
     set(key.limits.per_minute, per_minute, per_minute_ind);
     set(key.limits.per_hour, per_hour, per_hour_ind);
     set(key.limits.per_day, per_day, per_day_ind);
@@ -133,12 +130,12 @@ expected<unit> soci_store::insert_api_key(const acc::api_key& k) {
             "enrichment, random_detection, per_minute, per_hour, per_day, "
             "status, created_at, updated_at) VALUES (:id, :o, :n, :h, :p, "
             ":d, :s, :di, :ra, :en, :rd, :pm, :ph, :pd, :st, :c, :u)",
-      use(r.k.id), use(r.k.organization_id), use(r.k.name),
-      use(r.k.key_hash), use(r.k.prefix), use(r.domains), use(r.smtp),
-      use(r.disposable), use(r.role_account), use(r.enrichment),
-      use(r.random_detection), use(r.per_minute, r.per_minute_ind),
-      use(r.per_hour, r.per_hour_ind), use(r.per_day, r.per_day_ind),
-      use(r.status), use(r.k.created_at), use(r.k.updated_at);
+        use(r.k.id), use(r.k.organization_id), use(r.k.name), use(r.k.key_hash),
+        use(r.k.prefix), use(r.domains), use(r.smtp), use(r.disposable),
+        use(r.role_account), use(r.enrichment), use(r.random_detection),
+        use(r.per_minute, r.per_minute_ind), use(r.per_hour, r.per_hour_ind),
+        use(r.per_day, r.per_day_ind), use(r.status), use(r.k.created_at),
+        use(r.k.updated_at);
     return unit{};
   });
 }
@@ -151,8 +148,9 @@ soci_store::list_api_keys(const std::string& organization_id) {
   });
 }
 
-expected<acc::api_key> soci_store::get_api_key(
-  const std::string& organization_id, const std::string& key_id) {
+expected<acc::api_key>
+soci_store::get_api_key(const std::string& organization_id,
+                        const std::string& key_id) {
   return run<acc::api_key>(true,
                            [&] { return load_key(organization_id, key_id); });
 }
@@ -167,9 +165,10 @@ soci_store::find_api_key_by_hash(const std::string& key_hash) {
   });
 }
 
-expected<acc::api_key> soci_store::update_api_key(
-  const std::string& organization_id, const std::string& key_id,
-  const api_key_update& u, acc::unix_time now) {
+expected<acc::api_key>
+soci_store::update_api_key(const std::string& organization_id,
+                           const std::string& key_id, const api_key_update& u,
+                           acc::unix_time now) {
   return run<acc::api_key>(false, [&] {
     transaction tx{*this};
     auto k = load_key(organization_id, key_id);
@@ -190,11 +189,11 @@ expected<acc::api_key> soci_store::update_api_key(
             "random_detection = :rd, per_minute = :pm, per_hour = :ph, "
             "per_day = :pd, status = :st, updated_at = :u "
             "WHERE organization_id = :o AND id = :id",
-      use(r.k.name), use(r.domains), use(r.smtp), use(r.disposable),
-      use(r.role_account), use(r.enrichment), use(r.random_detection),
-      use(r.per_minute, r.per_minute_ind), use(r.per_hour, r.per_hour_ind),
-      use(r.per_day, r.per_day_ind), use(r.status), use(r.k.updated_at),
-      use(organization_id), use(key_id);
+        use(r.k.name), use(r.domains), use(r.smtp), use(r.disposable),
+        use(r.role_account), use(r.enrichment), use(r.random_detection),
+        use(r.per_minute, r.per_minute_ind), use(r.per_hour, r.per_hour_ind),
+        use(r.per_day, r.per_day_ind), use(r.status), use(r.k.updated_at),
+        use(organization_id), use(key_id);
     tx.commit();
     return k;
   });
@@ -205,9 +204,9 @@ expected<unit> soci_store::delete_api_key(const std::string& organization_id,
   return run<unit>(false, [&] {
     // Usage rows go with the key (ON DELETE CASCADE).
     soci::statement st =
-      (sql_.prepare << "DELETE FROM api_keys "
-                       "WHERE organization_id = :o AND id = :id",
-       use(organization_id), use(key_id));
+        (sql_.prepare << "DELETE FROM api_keys "
+                         "WHERE organization_id = :o AND id = :id",
+         use(organization_id), use(key_id));
     st.execute(true);
     if (st.get_affected_rows() == 0)
       refuse(errc::not_found, "API key not found");

@@ -108,8 +108,8 @@ expected<unit> soci_store::ping() {
 }
 
 soci_store::transaction::transaction(soci_store& owner) : owner_(owner) {
-  const char* begin = owner_.url_.kind == dialect::sqlite ? "BEGIN IMMEDIATE"
-                                                          : "BEGIN";
+  const char* begin =
+      owner_.url_.kind == dialect::sqlite ? "BEGIN IMMEDIATE" : "BEGIN";
   try {
     owner_.sql_ << begin;
   } catch (const soci::soci_error&) {
@@ -148,8 +148,8 @@ expected<std::unique_ptr<store>> open_store(const std::string& url) {
       std::filesystem::create_directories(parent, ec);
     if (ec)
       return make_error(errc::unavailable, "cannot create directory " +
-                                             parent.string() + ": " +
-                                             ec.message());
+                                               parent.string() + ": " +
+                                               ec.message());
   }
   try {
     auto s = std::make_unique<soci_store>(u);

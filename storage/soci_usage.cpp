@@ -20,21 +20,21 @@ soci_store::add_usage(const std::vector<usage_increment>& batch) {
     std::string hash;
     // Both dialects speak INSERT ... ON CONFLICT (SQLite >= 3.24).
     soci::statement counters =
-      (sql_.prepare << "INSERT INTO usage_daily (key_id, organization_id, "
-                       "day, requests, successful, credits) "
-                       "VALUES (:k, :o, :d, :r, :s, :c) "
-                       "ON CONFLICT (key_id, day) DO UPDATE SET "
-                       "requests = usage_daily.requests + excluded.requests, "
-                       "successful = usage_daily.successful + "
-                       "excluded.successful, "
-                       "credits = usage_daily.credits + excluded.credits",
-       use(cur.key_id), use(cur.organization_id), use(cur.day),
-       use(cur.requests), use(cur.successful), use(cur.credits));
+        (sql_.prepare << "INSERT INTO usage_daily (key_id, organization_id, "
+                         "day, requests, successful, credits) "
+                         "VALUES (:k, :o, :d, :r, :s, :c) "
+                         "ON CONFLICT (key_id, day) DO UPDATE SET "
+                         "requests = usage_daily.requests + excluded.requests, "
+                         "successful = usage_daily.successful + "
+                         "excluded.successful, "
+                         "credits = usage_daily.credits + excluded.credits",
+         use(cur.key_id), use(cur.organization_id), use(cur.day),
+         use(cur.requests), use(cur.successful), use(cur.credits));
     soci::statement addresses =
-      (sql_.prepare << "INSERT INTO usage_addresses (key_id, day, "
-                       "address_hash) VALUES (:k, :d, :h) "
-                       "ON CONFLICT DO NOTHING",
-       use(cur.key_id), use(cur.day), use(hash));
+        (sql_.prepare << "INSERT INTO usage_addresses (key_id, day, "
+                         "address_hash) VALUES (:k, :d, :h) "
+                         "ON CONFLICT DO NOTHING",
+         use(cur.key_id), use(cur.day), use(hash));
     for (const auto& inc : batch) {
       cur.key_id = inc.key_id;
       cur.organization_id = inc.organization_id;
@@ -60,11 +60,11 @@ soci_store::usage_between(const std::string& key_id,
   return run<std::vector<usage_day>>(true, [&] {
     usage_day row;
     soci::statement st =
-      (sql_.prepare << "SELECT day, requests, successful, credits "
-                       "FROM usage_daily WHERE key_id = :k "
-                       "AND day >= :f AND day <= :t ORDER BY day",
-       use(key_id), use(from_day), use(to_day), into(row.day),
-       into(row.requests), into(row.successful), into(row.credits));
+        (sql_.prepare << "SELECT day, requests, successful, credits "
+                         "FROM usage_daily WHERE key_id = :k "
+                         "AND day >= :f AND day <= :t ORDER BY day",
+         use(key_id), use(from_day), use(to_day), into(row.day),
+         into(row.requests), into(row.successful), into(row.credits));
     st.execute();
     std::vector<usage_day> out;
     while (st.fetch())
@@ -81,7 +81,7 @@ soci_store::distinct_addresses(const std::string& key_id,
     std::int64_t count = 0;
     sql_ << "SELECT COUNT(DISTINCT address_hash) FROM usage_addresses "
             "WHERE key_id = :k AND day >= :f AND day <= :t",
-      use(key_id), use(from_day), use(to_day), into(count);
+        use(key_id), use(from_day), use(to_day), into(count);
     return count;
   });
 }

@@ -57,7 +57,7 @@ decode_string_list(std::string_view text) {
         if (i + 4 > text.size() || text.substr(i, 2) != "00")
           return std::nullopt;
         item += static_cast<char>(
-          std::stoi(std::string{text.substr(i + 2, 2)}, nullptr, 16));
+            std::stoi(std::string{text.substr(i + 2, 2)}, nullptr, 16));
         i += 4;
       } else {
         item += e;

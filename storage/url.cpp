@@ -136,8 +136,8 @@ core::expected<database_url> parse_postgres(std::string_view rest) {
                                           : query.substr(amp + 1);
     auto eq = pair.find('=');
     auto key = pair.substr(0, eq);
-    auto value = eq == std::string_view::npos ? std::string_view{}
-                                              : pair.substr(eq + 1);
+    auto value =
+        eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
     if (key == "schema") {
       if (!is_schema_name(value))
         return bad_url("schema must be lower-case letters, digits and _");

@@ -1,9 +1,9 @@
 #pragma once
 
+#include "core/base/expected.hpp"
+
 #include <cstdint>
 #include <string>
-
-#include "core/base/expected.hpp"
 
 namespace mailassay::storage {
 

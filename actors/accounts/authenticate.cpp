@@ -15,19 +15,10 @@ core::error unauthorized() {
   return make_error(errc::unauthorized, "Unauthorized");
 }
 
-expected<principal> key_principal(account_env& env, const credentials& c) {
-  auto hash = security::sha256_hex(c.bearer);
-  auto key = env.keys.find(hash, env.now);
-  if (!key) {
-    auto row = env.db.find_api_key_by_hash(hash);
-    if (!row) {
-      if (row.error_value().code == errc::not_found)
-        return unauthorized();
-      return std::move(row).error_value();
-    }
-    env.keys.put(*row, env.now);
-    key = std::move(*row);
-  }
+// The rules a loaded key must pass: active, and used from an allowed
+// origin when it is domain-restricted.
+expected<principal> admit_key(std::optional<acc::api_key> key,
+                              const credentials& c) {
   if (key->status != acc::key_status::active)
     return unauthorized();
   if (!key->allowed_domains.empty()) {
@@ -45,6 +36,22 @@ expected<principal> key_principal(account_env& env, const credentials& c) {
   p.organization_id = key->organization_id;
   p.key = std::move(*key);
   return p;
+}
+
+expected<principal> key_principal(account_env& env, const credentials& c) {
+  auto hash = security::sha256_hex(c.bearer);
+  auto key = env.keys.find(hash, env.now);
+  if (!key) {
+    auto row = env.db.find_api_key_by_hash(hash);
+    if (!row) {
+      if (row.error_value().code == errc::not_found)
+        return unauthorized();
+      return std::move(row).error_value();
+    }
+    env.keys.put(*row, env.now);
+    key = std::move(*row);
+  }
+  return admit_key(std::move(key), c);
 }
 
 expected<principal> user_principal(account_env& env, const credentials& c) {
@@ -80,6 +87,22 @@ expected<principal> authenticate(account_env& env, const credentials& c) {
   if (acc::classify_bearer(c.bearer) == acc::credential_kind::api_key)
     return key_principal(env, c);
   return user_principal(env, c);
+}
+
+std::optional<expected<principal>>
+authenticate_cached(const key_cache& keys, const credentials& c,
+                    std::int64_t now) {
+  if (!c.has_authorization)
+    return expected<principal>{
+      make_error(errc::no_authorization, "No authorization header")};
+  if (c.bearer.empty())
+    return expected<principal>{unauthorized()};
+  if (acc::classify_bearer(c.bearer) != acc::credential_kind::api_key)
+    return std::nullopt;
+  auto key = keys.find(security::sha256_hex(c.bearer), now);
+  if (!key)
+    return std::nullopt;
+  return admit_key(std::move(key), c);
 }
 
 expected<principal> authenticate_user(account_env& env, const credentials& c) {

@@ -25,6 +25,12 @@ expected<unit> logout(account_env& env, const std::string& token);
 /// header"; bad, expired, revoked -> "Unauthorized").
 expected<principal> authenticate(account_env& env, const credentials& c);
 
+/// Resolves credentials without storage: decides missing headers, and API
+/// keys found in the cache; nullopt when storage is needed (JWT, cache miss).
+std::optional<expected<principal>>
+authenticate_cached(const key_cache& keys, const credentials& c,
+                    std::int64_t now);
+
 /// Like authenticate, but refuses API keys: for JWT-only endpoints.
 expected<principal> authenticate_user(account_env& env, const credentials& c);
 

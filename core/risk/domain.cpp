@@ -1,9 +1,11 @@
 #include "core/risk/domain.hpp"
 
-#include <array>
-#include <cstring>
+#include "core/risk/text.hpp"
 
 #include <libpsl.h>
+
+#include <array>
+#include <cstring>
 
 namespace mailassay::core::risk {
 
@@ -12,8 +14,8 @@ namespace {
 constexpr std::size_t max_domain = 255;
 
 std::string_view parent(std::string_view d) noexcept {
-  auto dot = d.find('.');
-  return dot == std::string_view::npos ? std::string_view{} : d.substr(dot + 1);
+  auto dot = detail::index_of(d, '.');
+  return dot == d.size() ? std::string_view{} : d.substr(dot + 1);
 }
 
 bool is_public_suffix(std::string_view d) noexcept {
@@ -31,12 +33,16 @@ bool is_disposable(const lists& l, std::string_view d) {
     return false;
   bool hit = false;
   // Single labels (TLDs) are never looked up: they are public suffixes.
-  for (auto s = d; s.find('.') != std::string_view::npos; s = parent(s)) {
-    if (l.disposable.contains(s) && (s.size() == d.size() ||
-                                     !is_public_suffix(s))) {
+  for (auto s = d;;) {
+    auto next = parent(s);
+    if (next.empty())
+      break;
+    if (l.disposable.contains(s) &&
+        (s.size() == d.size() || !is_public_suffix(s))) {
       hit = true;
       break;
     }
+    s = next;
   }
   if (!hit)
     return false;

@@ -1,8 +1,8 @@
 #pragma once
 
-#include <string_view>
-
 #include "core/risk/lists.hpp"
+
+#include <string_view>
 
 namespace mailassay::core::risk {
 

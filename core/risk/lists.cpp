@@ -7,10 +7,10 @@ namespace mailassay::core::risk {
 lists lists_from_texts(const list_texts& texts) {
   lists result;
   result.disposable =
-    domain_set::from_texts({texts.disposable, texts.extra_disposable});
+      domain_set::from_texts({texts.disposable, texts.extra_disposable});
   result.disposable_allow = domain_set::from_text(texts.disposable_allow);
-  auto free =
-    domain_set::from_texts({texts.free_providers, texts.extra_free_providers});
+  auto free = domain_set::from_texts(
+      {texts.free_providers, texts.extra_free_providers});
   std::string kept;
   free.for_each([&](std::string_view d) {
     if (!result.disposable.contains(d)) {
@@ -20,12 +20,24 @@ lists lists_from_texts(const list_texts& texts) {
   });
   result.free_providers = domain_set::from_text(kept);
   result.roles = role_set::from_texts({texts.roles, texts.extra_roles});
+  std::string heads;
+  result.roles.for_each([&](std::string_view r) {
+    auto end = r.find_first_of("._-");
+    auto head = r.substr(0, end);
+    heads.append(head);
+    heads.push_back('\n');
+    while (!head.empty() && head.back() >= '0' && head.back() <= '9')
+      head.remove_suffix(1);
+    heads.append(head);
+    heads.push_back('\n');
+  });
+  result.role_heads = role_set::from_text(heads);
   result.tlds = domain_set::from_text(texts.tlds);
   result.first_names = name_set::from_text(texts.first_names);
   result.known_words =
-    name_set::from_texts({texts.last_names, texts.common_words});
+      name_set::from_texts({texts.last_names, texts.common_words});
   result.model = trigram_model::train(
-    {texts.first_names, texts.last_names, texts.common_words});
+      {texts.first_names, texts.last_names, texts.common_words});
   return result;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 
-#include <string_view>
-
 #include "core/risk/string_set.hpp"
 #include "core/risk/trigram_model.hpp"
+
+#include <string_view>
 
 namespace mailassay::core::risk {
 
@@ -46,6 +46,10 @@ struct lists {
   domain_set free_providers;
   /// Role local parts.
   role_set roles;
+  /// Every role word and the first token (split on `.` `_` `-`, trailing
+  /// digits dropped) of every role entry: a local part whose first token is
+  /// not here is no role, decided with one lookup.
+  role_set role_heads;
   /// Delegated top-level domains.
   domain_set tlds;
   /// First names, for enrichment and the random model.

@@ -1,5 +1,7 @@
 #include "core/risk/local_part.hpp"
 
+#include "core/risk/text.hpp"
+
 #include <array>
 
 namespace mailassay::core::risk {
@@ -8,16 +10,24 @@ namespace {
 
 constexpr std::size_t max_local = 64;
 
-bool is_separator(char c) noexcept { return c == '.' || c == '_' || c == '-'; }
-bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-bool is_upper(char c) noexcept { return c >= 'A' && c <= 'Z'; }
-bool is_lower(char c) noexcept { return c >= 'a' && c <= 'z'; }
+bool is_separator(char c) noexcept {
+  return c == '.' || c == '_' || c == '-';
+}
+bool is_digit(char c) noexcept {
+  return c >= '0' && c <= '9';
+}
+bool is_upper(char c) noexcept {
+  return c >= 'A' && c <= 'Z';
+}
+bool is_lower(char c) noexcept {
+  return c >= 'a' && c <= 'z';
+}
 char to_lower(char c) noexcept {
   return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
 std::string_view without_tag(std::string_view local) noexcept {
-  return local.substr(0, local.find('+'));
+  return detail::before(local, '+');
 }
 
 std::string_view without_digits(std::string_view token) noexcept {
@@ -44,12 +54,26 @@ std::optional<std::string_view> role_of(const lists& l,
   if (local.empty() || local.size() > max_local)
     return std::nullopt;
   std::array<char, max_local> buf; // written before read
-  for (std::size_t i = 0; i < local.size(); ++i)
+  std::size_t head = local.size();
+  for (std::size_t i = 0; i < local.size(); ++i) {
     buf[i] = to_lower(local[i]);
+    if (head == local.size() && is_separator(local[i]))
+      head = i;
+  }
   std::string_view lower{buf.data(), local.size()};
+  // One lookup settles most local parts: every role entry starts with a
+  // head (`sales` for `sales.team`, `info` for `info2`).
+  auto first_token = lower.substr(0, head);
+  auto first_word = without_digits(first_token);
+  bool no_head = !l.role_heads.contains(first_token) &&
+                 (first_word.size() == first_token.size() ||
+                  first_word.empty() || !l.role_heads.contains(first_word));
+  // A digit-only first token (`2024.info`) is skipped like the others.
+  if (no_head && !first_word.empty() && !l.role_heads.empty())
+    return std::nullopt;
   if (auto r = role_token(l, lower); !r.empty())
     return r;
-  if (lower.find_first_of("._-") == std::string_view::npos)
+  if (head == local.size())
     return std::nullopt;
   std::string_view first;
   std::size_t tokens = 0;
@@ -97,8 +121,7 @@ detail::first_name_of_person(const lists& l, std::string_view local_part) {
     // `j.smith`: the first name is the initial; `smith` is the family name.
     if (tokens++ == 0 && token.size() == 1)
       initial_first = true;
-    if (initial_first || token.size() < 2 ||
-        !l.first_names.contains(token))
+    if (initial_first || token.size() < 2 || !l.first_names.contains(token))
       return std::nullopt;
     std::string name{token};
     name[0] = static_cast<char>(name[0] - 'a' + 'A');

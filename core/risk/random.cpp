@@ -1,7 +1,10 @@
 #include "core/risk/random.hpp"
 
+#include "core/risk/text.hpp"
+
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 
 namespace mailassay::core::risk {
@@ -27,11 +30,14 @@ constexpr std::size_t min_keyboard = 5;
 constexpr std::size_t min_model_run = 4;
 constexpr std::size_t max_local = 64;
 
-bool is_lower(char c) noexcept { return c >= 'a' && c <= 'z'; }
-bool is_upper(char c) noexcept { return c >= 'A' && c <= 'Z'; }
-bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-bool is_alnum(char c) noexcept {
-  return is_lower(c) || is_upper(c) || is_digit(c);
+bool is_lower(char c) noexcept {
+  return c >= 'a' && c <= 'z';
+}
+bool is_upper(char c) noexcept {
+  return c >= 'A' && c <= 'Z';
+}
+bool is_digit(char c) noexcept {
+  return c >= '0' && c <= '9';
 }
 char to_lower(char c) noexcept {
   return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c;
@@ -72,13 +78,26 @@ constexpr std::array<key_pos, 26> make_keys() {
 constexpr auto keys = make_keys();
 
 // Two keys side by side in one row; +1 rightwards, -1 leftwards, else 0.
-int row_step(char a, char b) noexcept {
+constexpr int row_step_of(char a, char b) noexcept {
   auto p = keys[a - 'a'];
   auto q = keys[b - 'a'];
   if (p.row != q.row)
     return 0;
   return q.x - p.x == 4 ? 1 : (p.x - q.x == 4 ? -1 : 0);
 }
+
+// row_step_of for every pair of symbols (26 = not a letter, always 0), so
+// the token scan needs no branches for it.
+constexpr std::array<std::int8_t, 27 * 27> make_row_steps() {
+  std::array<std::int8_t, 27 * 27> steps{};
+  for (int a = 0; a < 26; ++a)
+    for (int b = 0; b < 26; ++b)
+      steps[a * 27 + b] = static_cast<std::int8_t>(
+          row_step_of(static_cast<char>('a' + a), static_cast<char>('a' + b)));
+  return steps;
+}
+
+constexpr auto row_steps = make_row_steps();
 
 // Three keys straight down (or up) one column: `qaz`, `wsx`, `edc`.
 bool column(std::string_view k) noexcept {
@@ -92,22 +111,8 @@ bool column(std::string_view k) noexcept {
   return down || up;
 }
 
-// A walk is five or more keys in a row in one direction (`asdfg`,
-// `poiuy`), or two or more columns (`qazwsx`). Looser rules (any adjacent
-// keys) flag names such as `reese` and `tressa`: letters typed by the left
-// hand sit close together in ordinary words too.
-bool keyboard_walk(std::string_view run) noexcept {
-  if (run.size() < min_keyboard)
-    return false;
-  std::size_t stretch = 1;
-  int direction = 0;
-  for (std::size_t i = 1; i < run.size(); ++i) {
-    int step = row_step(run[i - 1], run[i]);
-    stretch = step != 0 && step == direction ? stretch + 1 : (step ? 2 : 1);
-    direction = step;
-    if (stretch >= min_keyboard)
-      return true;
-  }
+// Two or more columns typed top to bottom (`qazwsx`, `edcrfv`).
+bool column_walk(std::string_view run) noexcept {
   if (run.size() < 6)
     return false;
   std::size_t columns = 0;
@@ -156,10 +161,18 @@ float best_reading(const lists& l, std::string_view run) noexcept {
   return best;
 }
 
+// Keeps the highest score; a pattern detector wins a tie with the model,
+// because its reason is the more telling one.
 struct judge {
   random_verdict verdict;
   void offer(double score, random_reason reason) noexcept {
     if (score > verdict.score) {
+      verdict.score = score;
+      verdict.reason = reason;
+    }
+  }
+  void pattern(double score, random_reason reason) noexcept {
+    if (score >= verdict.score) {
       verdict.score = score;
       verdict.reason = reason;
     }
@@ -200,49 +213,114 @@ bool base64_like(const lists& l, std::string_view token) noexcept {
   return sum < 0;
 }
 
-void judge_token(const lists& l, std::string_view token, judge& j) noexcept {
-  std::array<char, max_local> buf; // written before read
-  std::size_t letters = 0;
+// Character classes for the token scan, one table load per character.
+enum : std::uint8_t {
+  digit_bit = 1,
+  upper_bit = 2,
+  hex_bit = 4,
+  letter_bit = 8,
+};
+
+constexpr std::array<std::uint8_t, 256> make_classes() {
+  std::array<std::uint8_t, 256> cls{};
+  for (int c = '0'; c <= '9'; ++c)
+    cls[c] = digit_bit | hex_bit;
+  for (int c = 'A'; c <= 'Z'; ++c)
+    cls[c] = letter_bit | upper_bit | (c <= 'F' ? hex_bit : 0);
+  for (int c = 'a'; c <= 'z'; ++c)
+    cls[c] = letter_bit | (c <= 'f' ? hex_bit : 0);
+  return cls;
+}
+
+constexpr auto classes = make_classes();
+
+// Scores one letter run (lower-case) with the model, and looks for column
+// walks, which read as gibberish to the model and are checked only then.
+void judge_run(const lists& l, std::string_view run, judge& j) noexcept {
+  float reading = 0;
+  if (run.size() >= min_model_run && l.model.trained()) {
+    reading = best_reading(l, run);
+    j.offer(model_score(reading), random_reason::unlikely_letters);
+  }
+  if ((reading < model_clear || !l.model.trained()) && column_walk(run))
+    j.pattern(keyboard_score, random_reason::keyboard_walk);
+}
+
+// What one scan learns about a token (a maximal run of letters and digits).
+struct token_stats {
+  std::size_t start = 0;
   std::size_t digits = 0;
   std::size_t switches = 0;
-  bool hex = true;
-  bool mixed_case = false;
-  for (std::size_t i = 0; i < token.size(); ++i) {
-    char c = token[i];
-    buf[i] = to_lower(c);
-    hex = hex && is_hex(c);
-    mixed_case = mixed_case || (i > 0 && is_upper(c));
-    if (is_digit(c))
-      ++digits;
-    else
-      ++letters;
-    if (i > 0 && is_digit(c) != is_digit(token[i - 1]))
-      ++switches;
-  }
-  std::string_view lower{buf.data(), token.size()};
-  if (hex && token.size() >= min_hex && digits >= 2 && letters >= 2)
-    j.offer(hex_score, random_reason::hex);
-  if (switches >= 4)
-    j.offer(digit_mix_score, random_reason::digit_mix);
-  else if (switches >= 2 && digits >= 8 && digits >= 2 * letters)
-    j.offer(digit_heavy_score, random_reason::digit_mix);
-  if (mixed_case && base64_like(l, token))
-    j.offer(base64_score, random_reason::base64);
-  for (std::size_t i = 0; i < lower.size();) {
-    if (!is_lower(lower[i])) {
-      ++i;
+  std::uint8_t all = hex_bit;
+  std::uint8_t any_upper = 0;
+  std::uint8_t previous = 0;
+  int stretch = 1;
+  int longest = 1;
+  int direction = 0;
+  unsigned key = 26;
+};
+
+void judge_token(const lists& l, std::string_view token, const token_stats& t,
+                 judge& j) noexcept {
+  // A keyboard walk is five or more keys in one row in one direction
+  // (`asdfg`, `poiuy`); looser rules (any adjacent keys) flag names such as
+  // `reese` and `tressa`, whose letters sit close together on the keyboard.
+  if (t.longest >= static_cast<int>(min_keyboard))
+    j.pattern(keyboard_score, random_reason::keyboard_walk);
+  std::size_t letters = token.size() - t.digits;
+  if ((t.all & hex_bit) != 0 && token.size() >= min_hex && t.digits >= 2 &&
+      letters >= 2)
+    j.pattern(hex_score, random_reason::hex);
+  if (t.switches >= 4)
+    j.pattern(digit_mix_score, random_reason::digit_mix);
+  else if (t.switches >= 2 && t.digits >= 8 && t.digits >= 2 * letters)
+    j.pattern(digit_heavy_score, random_reason::digit_mix);
+  if ((t.any_upper & upper_bit) != 0 && base64_like(l, token))
+    j.pattern(base64_score, random_reason::base64);
+}
+
+// One pass over the local part: tokens, their letter runs, and every
+// per-character feature at once.
+void scan(const lists& l, std::string_view local, judge& j) noexcept {
+  constexpr auto none = static_cast<std::size_t>(-1);
+  std::array<char, max_local> buf; // written before read
+  token_stats t;
+  std::size_t token_start = none;
+  std::size_t run_start = none;
+  for (std::size_t i = 0; i <= local.size(); ++i) {
+    char c = i < local.size() ? local[i] : '\0';
+    auto cls = classes[static_cast<unsigned char>(c)];
+    if ((cls & letter_bit) == 0 && run_start != none) {
+      judge_run(l, {buf.data() + run_start, i - run_start}, j);
+      run_start = none;
+    }
+    if ((cls & (letter_bit | digit_bit)) == 0) {
+      if (token_start != none)
+        judge_token(l, local.substr(token_start, i - token_start), t, j);
+      token_start = none;
       continue;
     }
-    auto end = i;
-    while (end < lower.size() && is_lower(lower[end]))
-      ++end;
-    auto run = lower.substr(i, end - i);
-    i = end;
-    if (keyboard_walk(run))
-      j.offer(keyboard_score, random_reason::keyboard_walk);
-    if (run.size() >= min_model_run && l.model.trained())
-      j.offer(model_score(best_reading(l, run)),
-              random_reason::unlikely_letters);
+    if (token_start == none) {
+      token_start = i;
+      t = token_stats{};
+      t.previous = cls;
+    }
+    if ((cls & letter_bit) != 0 && run_start == none)
+      run_start = i;
+    char lc = static_cast<char>(c | ((cls & upper_bit) << 4)); // 'A' | 0x20
+    buf[i] = lc;
+    t.all &= cls;
+    t.any_upper |= i > token_start ? cls : 0;
+    t.digits += cls & digit_bit;
+    t.switches += (cls ^ t.previous) & digit_bit;
+    t.previous = cls;
+    auto next = static_cast<unsigned>(lc - 'a');
+    next = next < 26 ? next : 26;
+    int step = row_steps[t.key * 27 + next];
+    t.stretch = step == 0 ? 1 : (step == t.direction ? t.stretch + 1 : 2);
+    t.direction = step;
+    t.longest = t.longest > t.stretch ? t.longest : t.stretch;
+    t.key = next;
   }
 }
 
@@ -262,24 +340,13 @@ std::string_view to_string(random_reason reason) noexcept {
 }
 
 random_verdict random_local_part(const lists& l, std::string_view local_part) {
-  local_part = local_part.substr(0, local_part.find('+'));
+  local_part = detail::before(local_part, '+');
   local_part = local_part.substr(0, max_local);
   judge j;
-  if (is_uuid(local_part)) {
-    j.offer(uuid_score, random_reason::uuid);
-  } else {
-    for (std::size_t i = 0; i < local_part.size();) {
-      if (!is_alnum(local_part[i])) {
-        ++i;
-        continue;
-      }
-      auto end = i;
-      while (end < local_part.size() && is_alnum(local_part[end]))
-        ++end;
-      judge_token(l, local_part.substr(i, end - i), j);
-      i = end;
-    }
-  }
+  if (is_uuid(local_part))
+    j.pattern(uuid_score, random_reason::uuid);
+  else
+    scan(l, local_part, j);
   j.verdict.is_random = j.verdict.score >= threshold;
   return j.verdict;
 }

@@ -1,14 +1,14 @@
 #pragma once
 
-#include <optional>
-#include <string>
-#include <string_view>
-
 #include "core/risk/domain.hpp"
 #include "core/risk/lists.hpp"
 #include "core/risk/local_part.hpp"
 #include "core/risk/random.hpp"
 #include "core/risk/typo.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
 
 namespace mailassay::core::risk {
 

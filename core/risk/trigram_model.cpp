@@ -70,7 +70,7 @@ trigram_model::train(std::initializer_list<std::string_view> texts) {
       ctx += c2[b * n + c];
     for (int c = 0; c < n; ++c)
       p2[b * n + c] =
-        (c2[b * n + c] + bigram_prior * p1[c]) / (ctx + bigram_prior);
+          (c2[b * n + c] + bigram_prior * p1[c]) / (ctx + bigram_prior);
   }
   trigram_model model;
   model.weights_.resize(n * n * n);

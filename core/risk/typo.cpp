@@ -1,11 +1,12 @@
 #include "core/risk/typo.hpp"
 
+#include "core/risk/domain.hpp"
+#include "core/risk/text.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdlib>
-
-#include "core/risk/domain.hpp"
 
 namespace mailassay::core::risk {
 
@@ -15,27 +16,27 @@ namespace {
 // tie between two candidates goes to the earlier one), with the country
 // variants people really type. A suggestion must be one of these.
 constexpr std::array<std::string_view, 62> majors = {
-  "gmail.com",       "yahoo.com",       "hotmail.com",    "outlook.com",
-  "icloud.com",      "aol.com",         "live.com",       "msn.com",
-  "googlemail.com",  "protonmail.com",  "proton.me",      "yandex.ru",
-  "yandex.com",      "mail.ru",         "gmx.com",        "gmx.de",
-  "gmx.net",         "web.de",          "comcast.net",    "verizon.net",
-  "att.net",         "sbcglobal.net",   "bellsouth.net",  "me.com",
-  "mac.com",         "ymail.com",       "rocketmail.com", "zoho.com",
-  "qq.com",          "163.com",         "naver.com",      "orange.fr",
-  "free.fr",         "laposte.net",     "libero.it",      "t-online.de",
-  "yahoo.co.uk",     "yahoo.fr",        "yahoo.de",       "yahoo.es",
-  "yahoo.it",        "yahoo.ca",        "yahoo.co.in",    "yahoo.co.jp",
-  "yahoo.com.br",    "hotmail.co.uk",   "hotmail.fr",     "hotmail.de",
-  "hotmail.es",      "hotmail.it",      "hotmail.ca",     "hotmail.com.br",
-  "outlook.fr",      "outlook.de",      "outlook.es",     "outlook.it",
-  "live.co.uk",      "live.fr",         "live.de",        "btinternet.com",
-  "wanadoo.fr",      "tutanota.com",
+    "gmail.com",      "yahoo.com",      "hotmail.com",    "outlook.com",
+    "icloud.com",     "aol.com",        "live.com",       "msn.com",
+    "googlemail.com", "protonmail.com", "proton.me",      "yandex.ru",
+    "yandex.com",     "mail.ru",        "gmx.com",        "gmx.de",
+    "gmx.net",        "web.de",         "comcast.net",    "verizon.net",
+    "att.net",        "sbcglobal.net",  "bellsouth.net",  "me.com",
+    "mac.com",        "ymail.com",      "rocketmail.com", "zoho.com",
+    "qq.com",         "163.com",        "naver.com",      "orange.fr",
+    "free.fr",        "laposte.net",    "libero.it",      "t-online.de",
+    "yahoo.co.uk",    "yahoo.fr",       "yahoo.de",       "yahoo.es",
+    "yahoo.it",       "yahoo.ca",       "yahoo.co.in",    "yahoo.co.jp",
+    "yahoo.com.br",   "hotmail.co.uk",  "hotmail.fr",     "hotmail.de",
+    "hotmail.es",     "hotmail.it",     "hotmail.ca",     "hotmail.com.br",
+    "outlook.fr",     "outlook.de",     "outlook.es",     "outlook.it",
+    "live.co.uk",     "live.fr",        "live.de",        "btinternet.com",
+    "wanadoo.fr",     "tutanota.com",
 };
 
 // Targets of a TLD correction, most used first.
 constexpr std::array<std::string_view, 6> common_tlds = {
-  "com", "net", "org", "edu", "gov", "info",
+    "com", "net", "org", "edu", "gov", "info",
 };
 
 constexpr std::size_t max_label = 64;
@@ -91,13 +92,18 @@ bool is_major(std::string_view d) noexcept {
 }
 
 std::string_view last_label(std::string_view d) noexcept {
-  auto dot = d.rfind('.');
-  return dot == std::string_view::npos ? d : d.substr(dot + 1);
+  auto i = d.size();
+  while (i > 0 && d[i - 1] != '.')
+    --i;
+  return d.substr(i);
 }
 
 // The TLD the user meant, if `tld` is not delegated and sits within one
 // edit (or a transposition) of a common one.
 std::string_view corrected_tld(const lists& l, std::string_view tld) {
+  // The usual answer without a lookup: most domains end in one of these.
+  if (tld == "com" || tld == "net" || tld == "org")
+    return {};
   if (l.tlds.empty() || tld.size() < 2 || is_known_tld(l, tld))
     return {};
   for (auto t : common_tlds)
@@ -146,12 +152,11 @@ int edit_distance(std::string_view a, std::string_view b, int limit) noexcept {
   return std::min(prev[lb], limit + 1);
 }
 
-std::optional<std::string> suggest_domain(const lists& l,
-                                          std::string_view d) {
+std::optional<std::string> suggest_domain(const lists& l, std::string_view d) {
   if (!d.empty() && d.back() == '.')
     d.remove_suffix(1);
-  auto dot = d.find('.');
-  if (dot == std::string_view::npos || dot == 0 || d.size() > 253)
+  auto dot = detail::index_of(d, '.');
+  if (dot == d.size() || dot == 0 || d.size() > 253)
     return std::nullopt;
 
   std::string_view sld = d.substr(0, dot);
@@ -176,8 +181,8 @@ std::optional<std::string> suggest_domain(const lists& l,
   if (sld.size() >= 4 && first >= 'a' && first <= 'z') {
     int limit = sld.size() >= 6 ? 2 : 1;
     int best_distance = limit + 1;
-    for (auto i = letter_begin[first - 'a'];
-         i < letter_begin[first - 'a' + 1]; ++i) {
+    for (auto i = letter_begin[first - 'a']; i < letter_begin[first - 'a' + 1];
+         ++i) {
       const auto& p = providers[i];
       if (p.sld == sld || !same_rest(p.rest))
         continue;

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "core/risk/lists.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include "core/risk/lists.hpp"
 
 namespace mailassay::core::risk {
 

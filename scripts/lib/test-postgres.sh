@@ -99,7 +99,9 @@ if [ ! -f "$data/PG_VERSION" ]; then
   port=$first_port
   while port_busy "$port"; do port=$((port + 1)); done
   log "creating a cluster in $data on 127.0.0.1:$port"
-  rm -rf "$pg_dir"
+  if [ -d "$data" ] && [ -n "$(ls -A "$data")" ]; then
+    die "$data is not empty but holds no cluster; remove it by hand"
+  fi
   mkdir -p "$data" "$socket"
   [ "$(id -u)" = 0 ] && chown -R postgres:postgres "$pg_dir"
   chmod 700 "$data"

@@ -560,22 +560,33 @@ dns_peer::dns_peer(options opts) : impl_(std::make_unique<impl>()) {
                              opts.address + ":" + std::to_string(opts.port) +
                              ": " + std::strerror(errno));
   };
-  m.udp_fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (m.udp_fd < 0 ||
-      ::bind(m.udp_fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
-    fail("cannot bind UDP");
-  socklen_t len = sizeof sa;
-  ::getsockname(m.udp_fd, reinterpret_cast<sockaddr*>(&sa), &len);
-  int rcvbuf = 4 << 20;
-  ::setsockopt(m.udp_fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-  if (opts.tcp) {
+  // With an ephemeral port, UDP picks it and TCP must get the same number;
+  // another process may hold it for TCP, so try again with a new one.
+  for (int attempt = 0;; ++attempt) {
+    sa.sin_port = htons(opts.port);
+    m.udp_fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (m.udp_fd < 0 ||
+        ::bind(m.udp_fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
+      fail("cannot bind UDP");
+    socklen_t len = sizeof sa;
+    ::getsockname(m.udp_fd, reinterpret_cast<sockaddr*>(&sa), &len);
+    int rcvbuf = 4 << 20;
+    ::setsockopt(m.udp_fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    if (!opts.tcp)
+      break;
     m.tcp_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int one = 1;
     ::setsockopt(m.tcp_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (m.tcp_fd < 0 ||
-        ::bind(m.tcp_fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 ||
-        ::listen(m.tcp_fd, 128) != 0)
+    if (m.tcp_fd >= 0 &&
+        ::bind(m.tcp_fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0 &&
+        ::listen(m.tcp_fd, 128) == 0)
+      break;
+    if (opts.port != 0 || attempt >= 20)
       fail("cannot bind TCP");
+    ::close(m.udp_fd);
+    if (m.tcp_fd >= 0)
+      ::close(m.tcp_fd);
+    m.tcp_fd = -1;
   }
   m.wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (m.wake_fd < 0)

@@ -110,12 +110,12 @@ TEST_SUITE("storage.accounts") {
     create_org(s, "o2", "other@example.com");
     REQUIRE(s.add_member("o1", make_user("u3", "c@example.com", 3000),
                          acc::role::member)
-              .has_value());
+                .has_value());
     REQUIRE(s.add_member("o1", make_user("u2", "b@example.com", 2000),
                          acc::role::admin)
-              .has_value());
-    auto dup = s.add_member("o1", make_user("u4", "b@example.com"),
-                            acc::role::member);
+                .has_value());
+    auto dup =
+        s.add_member("o1", make_user("u4", "b@example.com"), acc::role::member);
     CHECK(dup.error_value().code == errc::conflict);
     auto lost = s.add_member("nope", make_user("u5", "e@example.com"),
                              acc::role::member);
@@ -153,9 +153,9 @@ TEST_SUITE("storage.accounts") {
     auto& s = t.db();
     create_org(s, "o1", "owner@example.com");
     create_org(s, "o2", "owner2@example.com");
-    REQUIRE(s.add_member("o1", make_user("u2", "b@example.com"),
-                         acc::role::member)
-              .has_value());
+    REQUIRE(
+        s.add_member("o1", make_user("u2", "b@example.com"), acc::role::member)
+            .has_value());
 
     auto demote = s.update_member_role("o1", "u-o1", acc::role::admin);
     REQUIRE_FALSE(demote.has_value());
@@ -167,8 +167,8 @@ TEST_SUITE("storage.accounts") {
 
     // Another organization's member is not found from here.
     CHECK(s.update_member_role("o1", "u-o2", acc::role::member)
-            .error_value()
-            .code == errc::not_found);
+              .error_value()
+              .code == errc::not_found);
     CHECK(s.remove_member("o1", "u-o2").error_value().code == errc::not_found);
     CHECK(s.find_member("u-o2")->member_role == acc::role::owner);
 
@@ -187,14 +187,15 @@ TEST_SUITE("storage.accounts") {
     MAILASSAY_TEST_DB(t);
     auto& s = t.db();
     for (int round = 0; round < 5; ++round) {
-      auto id = "o" + std::to_string(round);
+      auto id = std::string{"o"}.append(std::to_string(round));
       create_org(s, id, id + "@example.com");
       REQUIRE(s.add_member(id, make_user(id + "-b", id + "b@example.com"),
                            acc::role::owner)
-                .has_value());
+                  .has_value());
       auto a = t.open_another();
       auto b = t.open_another();
-      std::thread ta([&] { a->update_member_role(id, "u-" + id, acc::role::admin); });
+      std::thread ta(
+          [&] { a->update_member_role(id, "u-" + id, acc::role::admin); });
       std::thread tb([&] { b->remove_member(id, id + "-b"); });
       ta.join();
       tb.join();
@@ -211,11 +212,11 @@ TEST_SUITE("storage.accounts") {
     MAILASSAY_TEST_DB(t);
     auto& s = t.db();
     create_org(s, "o1", "owner@example.com");
-    REQUIRE(s.add_member("o1", make_user("u2", "b@example.com"),
-                         acc::role::admin)
-              .has_value());
-    acc::refresh_token tok{"t1", "th1", "f1", "u2", "o1", 9999, false,
-                           false, 1000};
+    REQUIRE(
+        s.add_member("o1", make_user("u2", "b@example.com"), acc::role::admin)
+            .has_value());
+    acc::refresh_token tok{"t1", "th1", "f1",  "u2", "o1",
+                           9999, false, false, 1000};
     REQUIRE(s.insert_refresh_token(tok).has_value());
     REQUIRE(s.remove_member("o1", "u2").has_value());
     CHECK(s.find_refresh_token("th1").error_value().code == errc::not_found);
@@ -228,7 +229,7 @@ TEST_SUITE("storage.accounts") {
     MAILASSAY_TEST_DB(t);
     auto& s = t.db();
     create_org(s, "o1", "owner@example.com");
-    acc::refresh_token tok{"t1",  "th1", "fam", "u-o1", "o1",
+    acc::refresh_token tok{"t1", "th1", "fam", "u-o1", "o1",
                            5000, false, false, 1000};
     REQUIRE(s.insert_refresh_token(tok).has_value());
     auto dup = tok;
@@ -264,11 +265,11 @@ TEST_SUITE("storage.accounts") {
     MAILASSAY_TEST_DB(t);
     create_org(t.db(), "o1", "owner@example.com");
     for (int round = 0; round < 5; ++round) {
-      auto id = "t" + std::to_string(round);
+      auto id = std::string{"t"}.append(std::to_string(round));
       REQUIRE(t.db()
-                .insert_refresh_token({id, "h" + id, "fam", "u-o1", "o1", 5000,
-                                       false, false, 1000})
-                .has_value());
+                  .insert_refresh_token({id, "h" + id, "fam", "u-o1", "o1",
+                                         5000, false, false, 1000})
+                  .has_value());
       std::vector<std::unique_ptr<store>> stores;
       for (int i = 0; i < 4; ++i)
         stores.push_back(t.open_another());
@@ -294,11 +295,11 @@ TEST_SUITE("storage.accounts") {
     MAILASSAY_TEST_DB(t);
     auto& s = t.db();
     create_org(s, "o1", "owner@example.com");
-    for (auto [id, fam] : {std::pair{"t1", "f1"}, std::pair{"t2", "f1"},
-                           std::pair{"t3", "f2"}})
+    for (auto [id, fam] :
+         {std::pair{"t1", "f1"}, std::pair{"t2", "f1"}, std::pair{"t3", "f2"}})
       REQUIRE(s.insert_refresh_token({id, std::string{"h"} + id, fam, "u-o1",
                                       "o1", 5000, false, false, 1000})
-                .has_value());
+                  .has_value());
     REQUIRE(s.revoke_token_family("f1").has_value());
     CHECK(s.find_refresh_token("ht1")->revoked);
     CHECK(s.find_refresh_token("ht2")->revoked);

@@ -21,14 +21,16 @@ TEST_SUITE("storage.connection") {
     create_org(s, "o1", "owner@example.com", 5);
     auto schema = t.url().substr(t.url().find("schema=") + 7);
     pg_execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-               "WHERE application_name = 'mailassay:" + schema + "'");
+               "WHERE application_name = 'mailassay:" +
+               schema + "'");
     // A read retries once on a fresh connection.
     auto b = s.get_balance("o1");
     REQUIRE_MESSAGE(b.has_value(), why(b));
     CHECK(b->balance == 5);
 
     pg_execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-               "WHERE application_name = 'mailassay:" + schema + "'");
+               "WHERE application_name = 'mailassay:" +
+               schema + "'");
     // A write is not blindly retried; it fails unavailable at worst,
     // and the next call works again.
     auto first = s.take_credits("o1", 1, "commit", "x", true, 2000);
@@ -39,5 +41,21 @@ TEST_SUITE("storage.connection") {
     auto second = s.take_credits("o1", 1, "commit", "x", true, 2000);
     REQUIRE_MESSAGE(second.has_value(), why(second));
     CHECK(s.get_balance("o1")->balance == (first ? 3 : 4));
+  }
+}
+
+TEST_SUITE("storage.connection") {
+  TEST_CASE("a refused PostgreSQL login is unavailable, without the password") {
+    auto base = pg_base_url();
+    if (base.empty())
+      return; // the backend cases already report the missing URL
+    auto u = parse_database_url(base);
+    REQUIRE(u.has_value());
+    std::string url = "postgresql://" + u->user + ":wrong-secret@" + u->host +
+                      ":" + u->port + "/" + u->dbname;
+    auto s = open_store(url);
+    REQUIRE_FALSE(s.has_value());
+    CHECK(s.error_value().code == errc::unavailable);
+    CHECK(s.error_value().message.find("wrong-secret") == std::string::npos);
   }
 }

@@ -55,19 +55,19 @@ TEST_SUITE("storage.credits") {
     auto all = s.take_credits("o1", 3, "commit", "x", true, 2000);
     REQUIRE(all.has_value());
     CHECK(all->balance == 0);
-    CHECK(s.take_credits("o1", 1, "commit", "x", true, 2000)
-            .error_value()
-            .code == errc::insufficient_credits);
+    CHECK(
+        s.take_credits("o1", 1, "commit", "x", true, 2000).error_value().code ==
+        errc::insufficient_credits);
 
     CHECK(s.take_credits("nope", 1, "commit", "x", true, 2000)
-            .error_value()
-            .code == errc::not_found);
+              .error_value()
+              .code == errc::not_found);
     CHECK(s.add_credits("nope", 1, "grant", "", 2000).error_value().code ==
           errc::not_found);
     CHECK(s.get_balance("nope").error_value().code == errc::not_found);
-    CHECK(s.take_credits("o1", 0, "commit", "x", true, 2000)
-            .error_value()
-            .code == errc::validation_failed);
+    CHECK(
+        s.take_credits("o1", 0, "commit", "x", true, 2000).error_value().code ==
+        errc::validation_failed);
     CHECK(s.add_credits("o1", -1, "grant", "", 2000).error_value().code ==
           errc::validation_failed);
   }
@@ -80,7 +80,7 @@ TEST_SUITE("storage.credits") {
     create_org(s, "o2", "other@example.com", 7);
     for (int i = 1; i <= 5; ++i)
       REQUIRE(s.add_credits("o1", i, "grant", std::to_string(i), 2000 + i)
-                .has_value());
+                  .has_value());
     auto page1 = s.list_credit_entries("o1", 2, 0);
     REQUIRE(page1.has_value());
     REQUIRE(page1->size() == 2);

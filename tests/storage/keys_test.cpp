@@ -17,7 +17,8 @@ TEST_SUITE("storage.keys") {
     k.status = acc::key_status::revoked;
     REQUIRE(s.insert_api_key(k).has_value());
 
-    for (auto got : {s.get_api_key("o1", "k1"), s.find_api_key_by_hash("hash-k1")}) {
+    for (auto got :
+         {s.get_api_key("o1", "k1"), s.find_api_key_by_hash("hash-k1")}) {
       REQUIRE(got.has_value());
       CHECK(got->id == "k1");
       CHECK(got->organization_id == "o1");
@@ -37,8 +38,7 @@ TEST_SUITE("storage.keys") {
       CHECK(got->created_at == 2000);
       CHECK(got->updated_at == 2000);
     }
-    CHECK(s.find_api_key_by_hash("nope").error_value().code ==
-          errc::not_found);
+    CHECK(s.find_api_key_by_hash("nope").error_value().code == errc::not_found);
   }
 
   TEST_CASE_TEMPLATE("a duplicate key hash is a conflict", TestType,
@@ -58,8 +58,8 @@ TEST_SUITE("storage.keys") {
           errc::not_found);
   }
 
-  TEST_CASE_TEMPLATE("keys are listed per organization, oldest first",
-                     TestType, MAILASSAY_STORAGE_BACKENDS) {
+  TEST_CASE_TEMPLATE("keys are listed per organization, oldest first", TestType,
+                     MAILASSAY_STORAGE_BACKENDS) {
     MAILASSAY_TEST_DB(t);
     auto& s = t.db();
     create_org(s, "o1", "owner@example.com");
@@ -93,8 +93,7 @@ TEST_SUITE("storage.keys") {
     REQUIRE(still.has_value());
     CHECK(still->name == "key ka");
     CHECK(still->status == acc::key_status::active);
-    CHECK(s.get_api_key("a", "missing").error_value().code ==
-          errc::not_found);
+    CHECK(s.get_api_key("a", "missing").error_value().code == errc::not_found);
   }
 
   TEST_CASE_TEMPLATE("an update changes only the fields it sets", TestType,
@@ -141,7 +140,7 @@ TEST_SUITE("storage.keys") {
     create_org(s, "o1", "owner@example.com");
     REQUIRE(s.insert_api_key(make_key("k1", "o1")).has_value());
     REQUIRE(s.add_usage({{"k1", "o1", "2026-11-20", 3, 2, 1, {"h1", "h2"}}})
-              .has_value());
+                .has_value());
     REQUIRE(s.delete_api_key("o1", "k1").has_value());
     CHECK(s.get_api_key("o1", "k1").error_value().code == errc::not_found);
     CHECK(s.delete_api_key("o1", "k1").error_value().code == errc::not_found);

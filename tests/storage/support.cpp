@@ -6,8 +6,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 #include <filesystem>
+#include <mutex>
 #include <unistd.h>
 
 namespace mailassay::storage::testing {
@@ -41,9 +41,13 @@ void pg_execute(const std::string& sql) {
 
 test_db::test_db(dialect kind, bool open_now) {
   if (kind == dialect::sqlite) {
-    auto dir = std::filesystem::temp_directory_path() /
-               ("mailassay-storage-" + std::to_string(::getpid()));
-    path_ = (dir / ("t" + unique_suffix() + ".db")).string();
+    // Built with append: GCC 12 warns falsely (-Wrestrict) on "t" + s.
+    std::string dir_name = "mailassay-storage-";
+    dir_name.append(std::to_string(::getpid()));
+    std::string file_name = "t";
+    file_name.append(unique_suffix()).append(".db");
+    path_ = (std::filesystem::temp_directory_path() / dir_name / file_name)
+                .string();
     url_ = "sqlite://" + path_; // absolute path: sqlite:///tmp/...
   } else {
     auto base = pg_base_url();
@@ -80,6 +84,8 @@ test_db::~test_db() {
     std::error_code ec;
     for (auto suffix : {"", "-wal", "-shm"})
       std::filesystem::remove(path_ + suffix, ec);
+    // Only succeeds once the last database of this process is gone.
+    std::filesystem::remove(std::filesystem::path{path_}.parent_path(), ec);
   }
   if (!schema_.empty()) {
     try {

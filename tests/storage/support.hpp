@@ -20,7 +20,7 @@ struct postgresql_backend {
 
 #define MAILASSAY_STORAGE_BACKENDS                                             \
   mailassay::storage::testing::sqlite_backend,                                 \
-    mailassay::storage::testing::postgresql_backend
+      mailassay::storage::testing::postgresql_backend
 
 /// A fresh, empty database for one test: a new SQLite file, or a new
 /// PostgreSQL schema inside $MAILASSAY_TEST_PG_URL; removed afterwards.

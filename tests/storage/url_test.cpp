@@ -1,6 +1,7 @@
+#include "support.hpp"
+
 #include "storage/store.hpp"
 #include "storage/url.hpp"
-#include "support.hpp"
 
 #include <doctest/doctest.h>
 
@@ -18,11 +19,11 @@ TEST_SUITE("storage.url") {
       const char* path;
     };
     for (auto [url, path] : {
-           row{"sqlite:///var/lib/mailassay/db.sqlite",
-               "/var/lib/mailassay/db.sqlite"},
-           row{"sqlite://data/mailassay.db", "data/mailassay.db"},
-           row{"sqlite://./x.db", "./x.db"},
-           row{"sqlite:///tmp/with%20space.db", "/tmp/with space.db"},
+             row{"sqlite:///var/lib/mailassay/db.sqlite",
+                 "/var/lib/mailassay/db.sqlite"},
+             row{"sqlite://data/mailassay.db", "data/mailassay.db"},
+             row{"sqlite://./x.db", "./x.db"},
+             row{"sqlite:///tmp/with%20space.db", "/tmp/with space.db"},
          }) {
       CAPTURE(url);
       auto u = parse_database_url(url);
@@ -34,7 +35,7 @@ TEST_SUITE("storage.url") {
 
   TEST_CASE("PostgreSQL URLs are split and percent-decoded") {
     auto u = parse_database_url(
-      "postgresql://app%40x:p%3Ass%2Fw@db.local:6543/main%5Fdb?schema=s1");
+        "postgresql://app%40x:p%3Ass%2Fw@db.local:6543/main%5Fdb?schema=s1");
     REQUIRE(u.has_value());
     CHECK(u->kind == dialect::postgresql);
     CHECK(u->user == "app@x");
@@ -70,13 +71,22 @@ TEST_SUITE("storage.url") {
 
   TEST_CASE("malformed URLs are refused with bad_request") {
     for (auto url : {
-           "", "mysql://u@h/db", "sqlite://", "sqlite:///", "sqlite:///dir/",
-           "sqlite:///bad%zzname", "postgresql://host", "postgresql://host/",
-           "postgresql://host:port/db", "postgresql://host:99999/db",
-           "postgresql://host:/db", "postgresql://:5432/db",
-           "postgresql://u@h/db?sslmode=disable",
-           "postgresql://u@h/db?schema=Bad-Name", "postgresql://u%zz@h/db",
-           "postgresql://[::1/db",
+             "",
+             "mysql://u@h/db",
+             "sqlite://",
+             "sqlite:///",
+             "sqlite:///dir/",
+             "sqlite:///bad%zzname",
+             "postgresql://host",
+             "postgresql://host/",
+             "postgresql://host:port/db",
+             "postgresql://host:99999/db",
+             "postgresql://host:/db",
+             "postgresql://:5432/db",
+             "postgresql://u@h/db?sslmode=disable",
+             "postgresql://u@h/db?schema=Bad-Name",
+             "postgresql://u%zz@h/db",
+             "postgresql://[::1/db",
          }) {
       CAPTURE(url);
       auto u = parse_database_url(url);

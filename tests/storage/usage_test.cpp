@@ -15,9 +15,9 @@ TEST_SUITE("storage.usage") {
     REQUIRE(s.add_usage({{"k1", "o1", "2026-11-20", 2, 1, 1, {"a", "b"}},
                          {"k1", "o1", "2026-11-21", 1, 1, 0, {"a"}},
                          {"k2", "o1", "2026-11-20", 5, 5, 5, {"z"}}})
-              .has_value());
+                .has_value());
     REQUIRE(s.add_usage({{"k1", "o1", "2026-11-20", 3, 2, 1, {"b", "c", "c"}}})
-              .has_value());
+                .has_value());
     REQUIRE(s.add_usage({}).has_value());
 
     auto days = s.usage_between("k1", "2026-11-01", "2026-11-30");
@@ -55,8 +55,8 @@ TEST_SUITE("storage.usage") {
     CHECK(s.usage_between("k1", "2026-11-01", "2026-11-30")->empty());
     CHECK(*s.distinct_addresses("k1", "2026-11-01", "2026-11-30") == 0);
     // The store is still usable after the rollback.
-    REQUIRE(s.add_usage({{"k1", "o1", "2026-11-20", 2, 1, 1, {"a"}}})
-              .has_value());
+    REQUIRE(
+        s.add_usage({{"k1", "o1", "2026-11-20", 2, 1, 1, {"a"}}}).has_value());
     CHECK(s.usage_between("k1", "2026-11-01", "2026-11-30")->size() == 1);
   }
 }

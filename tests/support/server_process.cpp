@@ -53,6 +53,14 @@ pid_t spawn(const std::vector<std::string>& args,
 
 } // namespace
 
+void test_environment(std::map<std::string, std::string>& env) {
+  if (auto* root = std::getenv("MAILASSAY_SOURCE_DIR"))
+    env.emplace("MAILASSAY_RISK_DATA_DIR", std::string{root} + "/data/risk");
+  // No test may reach the machine's resolver: without a test DNS server, a
+  // closed loopback port answers every query with a failure.
+  env.emplace("MAILASSAY_DNS_SERVERS", "127.0.0.1:1");
+}
+
 int free_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -85,6 +93,7 @@ server_process::server_process(std::map<std::string, std::string> env,
   else
     env.emplace("MAILASSAY_DATABASE_URL", "sqlite://" + dir_ + "/test.db");
   env.emplace("MAILASSAY_LOG_LEVEL", "warn");
+  test_environment(env);
   for (int attempt = 0; attempt < 5; ++attempt) {
     port_ = free_port();
     env["MAILASSAY_HTTP_PORT"] = std::to_string(port_);
@@ -145,8 +154,8 @@ std::string server_process::log() const {
 }
 
 int run_binary(const std::vector<std::string>& args,
-               const std::map<std::string, std::string>& env,
-               std::string& output) {
+               std::map<std::string, std::string> env, std::string& output) {
+  test_environment(env);
   auto dir = temp_dir("run");
   auto file = dir + "/out.log";
   auto pid = spawn(args, env, file);

@@ -45,7 +45,11 @@ private:
 /// Runs the binary with `args` and `env` to completion; returns the exit
 /// code and fills `output` with stdout+stderr.
 int run_binary(const std::vector<std::string>& args,
-               const std::map<std::string, std::string>& env,
-               std::string& output);
+               std::map<std::string, std::string> env, std::string& output);
+
+/// Adds what every test run of the binary needs unless already set: the
+/// risk lists of the source tree and a DNS server that is never the
+/// machine's.
+void test_environment(std::map<std::string, std::string>& env);
 
 } // namespace mailassay::testing

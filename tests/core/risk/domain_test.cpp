@@ -1,8 +1,9 @@
-#include "core/risk/domain.hpp"
-
 #include "shipped_lists.hpp"
 
+#include "core/risk/domain.hpp"
+
 #include <doctest/doctest.h>
+
 #include <string_view>
 
 using namespace mailassay::core::risk;
@@ -35,23 +36,23 @@ TEST_SUITE("core.risk.domain") {
       bool disposable;
     };
     constexpr row rows[] = {
-      {"mailinator.com", true},
-      {"mailinator.com.", true},
-      {"eu.mailinator.com", true},
-      {"a.b.c.mailinator.com", true},
-      {"throwaway.example.org", true},
-      {"x.throwaway.example.org", true},
-      {"example.org", false},
-      {"notmailinator.com", false},
-      {"mailinator.co", false},
-      {"com", false},
-      {"", false},
-      {"operator-temp.example", true},
-      {"in.operator-temp.example", true},
-      // dynv6.net is a public suffix: its subdomains belong to other
-      // registrants, so only the listed name itself is disposable.
-      {"dynv6.net", true},
-      {"someone.dynv6.net", false},
+        {"mailinator.com", true},
+        {"mailinator.com.", true},
+        {"eu.mailinator.com", true},
+        {"a.b.c.mailinator.com", true},
+        {"throwaway.example.org", true},
+        {"x.throwaway.example.org", true},
+        {"example.org", false},
+        {"notmailinator.com", false},
+        {"mailinator.co", false},
+        {"com", false},
+        {"", false},
+        {"operator-temp.example", true},
+        {"in.operator-temp.example", true},
+        // dynv6.net is a public suffix: its subdomains belong to other
+        // registrants, so only the listed name itself is disposable.
+        {"dynv6.net", true},
+        {"someone.dynv6.net", false},
     };
     for (auto r : rows) {
       CAPTURE(r.domain);
@@ -88,21 +89,14 @@ TEST_SUITE("core.risk.domain") {
       bool free;
     };
     constexpr row rows[] = {
-      {"mailinator.com", true, false},
-      {"guerrillamail.com", true, false},
-      {"10minutemail.com", true, false},
-      {"yopmail.com", true, false},
-      {"temp-mail.org", true, false},
-      {"sub.mailinator.com", true, false},
-      {"gmail.com", false, true},
-      {"yahoo.com", false, true},
-      {"outlook.com", false, true},
-      {"hotmail.com", false, true},
-      {"gmx.com", false, true},
-      {"proton.me", false, true},
-      {"web.de", false, true},
-      {"example.com", false, false},
-      {"mit.edu", false, false},
+        {"mailinator.com", true, false},   {"guerrillamail.com", true, false},
+        {"10minutemail.com", true, false}, {"yopmail.com", true, false},
+        {"temp-mail.org", true, false},    {"sub.mailinator.com", true, false},
+        {"gmail.com", false, true},        {"yahoo.com", false, true},
+        {"outlook.com", false, true},      {"hotmail.com", false, true},
+        {"gmx.com", false, true},          {"proton.me", false, true},
+        {"web.de", false, true},           {"example.com", false, false},
+        {"mit.edu", false, false},
     };
     for (auto r : rows) {
       CAPTURE(r.domain);
@@ -115,7 +109,7 @@ TEST_SUITE("core.risk.domain") {
     const auto& l = shipped_lists();
     std::size_t overlap = 0;
     l.free_providers.for_each(
-      [&](std::string_view d) { overlap += l.disposable.contains(d); });
+        [&](std::string_view d) { overlap += l.disposable.contains(d); });
     CHECK(overlap == 0);
     CHECK(l.free_providers.size() > 1000);
     CHECK(l.disposable.size() > 5000);
@@ -136,8 +130,8 @@ TEST_SUITE("core.risk.domain") {
 
   TEST_CASE("every shipped data file is sorted, lower-case and unique") {
     for (auto name :
-         {"disposable", "disposable_allow", "free_providers", "roles",
-          "tlds", "first_names", "last_names", "common_words"}) {
+         {"disposable", "disposable_allow", "free_providers", "roles", "tlds",
+          "first_names", "last_names", "common_words"}) {
       CAPTURE(name);
       auto text = read_risk_file(name);
       std::string_view rest = text;

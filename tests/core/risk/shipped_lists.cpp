@@ -10,8 +10,8 @@ namespace mailassay::tests {
 
 std::string read_risk_file(const char* name) {
   const char* root = std::getenv("MAILASSAY_SOURCE_DIR");
-  std::string path = std::string{root ? root : "."} + "/data/risk/" + name +
-                     ".txt";
+  std::string path =
+      std::string{root ? root : "."} + "/data/risk/" + name + ".txt";
   std::ifstream in{path};
   if (!in)
     throw std::runtime_error("cannot read " + path +

@@ -1,0 +1,40 @@
+#include <iostream>
+
+#include "actors/validation/validator.hpp"
+#include "app/app.hpp"
+#include "config/risk_files.hpp"
+#include "net/dns_resolver.hpp"
+
+namespace mailassay::app {
+
+std::shared_ptr<actors::validation::validator>
+validator_or_exit(const config::settings& cfg) {
+  auto lists = config::load_risk_lists(cfg.risk);
+  if (!lists) {
+    std::cerr << "mailassay: " << lists.error_value().message << "\n";
+    std::exit(2);
+  }
+  net::dns_resolver_config dns;
+  dns.servers = cfg.dns.servers;
+  dns.timeout = std::chrono::milliseconds(cfg.dns.timeout_ms);
+  dns.tries = cfg.dns.tries;
+  dns.max_in_flight = static_cast<std::size_t>(cfg.dns.max_inflight);
+  dns.cache.capacity = static_cast<std::size_t>(cfg.dns.cache_size);
+  dns.cache.min_ttl = static_cast<std::uint32_t>(cfg.dns.min_ttl);
+  dns.cache.max_ttl = static_cast<std::uint32_t>(cfg.dns.max_ttl);
+  dns.cache.negative_ttl = static_cast<std::uint32_t>(cfg.dns.negative_ttl);
+  dns.cache.error_ttl = static_cast<std::uint32_t>(cfg.dns.error_ttl);
+  auto resolver = net::dns_resolver::create(std::move(dns));
+  if (!resolver) {
+    std::cerr << "mailassay: cannot start the DNS resolver: "
+              << resolver.error_value().message << "\n";
+    std::exit(2);
+  }
+  core::syntax::options syntax;
+  syntax.allow_test_domains = cfg.validation.allow_test_domains;
+  return std::make_shared<actors::validation::validator>(
+    std::move(*lists), std::shared_ptr<net::dns_resolver>(std::move(*resolver)),
+    syntax);
+}
+
+} // namespace mailassay::app
