@@ -1,5 +1,7 @@
 #include "support.hpp"
 
+#include "storage/migrations.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <thread>
@@ -20,6 +22,11 @@ TEST_SUITE("storage.accounts") {
     auto org = third->get_organization("o1");
     REQUIRE(org.has_value());
     CHECK(org->name == "Org o1");
+    const auto& all = all_migrations();
+    CHECK(t.query_int("SELECT COUNT(*) FROM schema_migrations") ==
+          static_cast<long long>(all.size()));
+    CHECK(t.query_int("SELECT MAX(version) FROM schema_migrations") ==
+          all.back().version);
   }
 
   TEST_CASE_TEMPLATE("stores opened at once on a fresh database all migrate",
@@ -285,8 +292,8 @@ TEST_SUITE("storage.accounts") {
         });
       for (auto& th : threads)
         th.join();
-      CHECK(wins == 1);
-      CHECK(errors == 0);
+      CHECK(wins.load() == 1);
+      CHECK(errors.load() == 0);
     }
   }
 

@@ -128,9 +128,9 @@ TEST_SUITE("storage.credits") {
       th.join();
     for (auto& e : errors)
       CHECK_MESSAGE(e.empty(), e);
-    CHECK(ok == 250);
-    CHECK(short_ == threads_n * takes - 250);
-    CHECK(other == 0);
+    CHECK(ok.load() == 250);
+    CHECK(short_.load() == threads_n * takes - 250);
+    CHECK(other.load() == 0);
     auto b = t.db().get_balance("o1");
     REQUIRE(b.has_value());
     CHECK(b->balance == 0);

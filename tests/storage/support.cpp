@@ -2,6 +2,7 @@
 
 #include <soci/postgresql/soci-postgresql.h>
 #include <soci/soci.h>
+#include <soci/sqlite3/soci-sqlite3.h>
 
 #include <atomic>
 #include <cstdio>
@@ -94,6 +95,19 @@ test_db::~test_db() {
       // A leftover schema only costs disk space.
     }
   }
+}
+
+long long test_db::query_int(const std::string& sql) const {
+  auto u = parse_database_url(url_);
+  REQUIRE(u.has_value());
+  soci::session s;
+  if (u->kind == dialect::sqlite)
+    s.open(soci::sqlite3, "db=\"" + u->path + "\"");
+  else
+    s.open(soci::postgresql, postgres_conninfo(*u));
+  long long value = 0;
+  s << sql, soci::into(value);
+  return value;
 }
 
 std::unique_ptr<store> test_db::open_another() const {

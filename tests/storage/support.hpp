@@ -43,6 +43,10 @@ public:
   /// The store opened at construction (only when `open_now`).
   store& db() { return *store_; }
 
+  /// Runs a query returning one integer on a raw connection to this
+  /// database (to look at what the store interface does not show).
+  long long query_int(const std::string& sql) const;
+
   /// Opens another store (another connection) on the same database.
   std::unique_ptr<store> open_another() const;
 
