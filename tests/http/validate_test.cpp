@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "tests/http/fixtures.hpp"
@@ -198,5 +199,43 @@ TEST_SUITE("http.validate") {
       CHECK(cli["score"] == api["score"]);
       CHECK(cli["suggestions"] == api["suggestions"]);
     }
+  }
+}
+
+TEST_SUITE("http.validate.operator_lists") {
+  TEST_CASE("operators add their own disposable domains and roles") {
+    dns_peer dns;
+    dns.load_zone(zone);
+    dns.load_zone("burner.test MX 10 mx1.good.test\n");
+    auto dir = temp_dir("lists");
+    std::ofstream(dir + "/disposable.txt") << "# ours\nburner.test\n";
+    std::ofstream(dir + "/roles.txt") << "frontdesk\n";
+    server_process srv{{{"MAILASSAY_DNS_SERVERS", dns.server()},
+                        {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
+                        {"MAILASSAY_RISK_EXTRA_DISPOSABLE_FILE",
+                         dir + "/disposable.txt"},
+                        {"MAILASSAY_RISK_EXTRA_ROLES_FILE", dir + "/roles.txt"}}};
+    api a{srv};
+    auto jwt = a.signup("O", unique_email("o"))["accessToken"]
+                 .get<std::string>();
+    auto burner = json::parse(
+      a.post("/v2/email/validate", {{"email", "jane@burner.test"}}, jwt).body);
+    CHECK(burner["status"] == "risky");
+    CHECK(burner["reason"] == "disposable");
+    auto role = json::parse(
+      a.post("/v2/email/validate", {{"email", "frontdesk@good.test"}}, jwt)
+        .body);
+    CHECK(role["reason"] == "role_account");
+    CHECK(role["roleAccount"]["role"] == "frontdesk");
+  }
+
+  TEST_CASE("an unreadable operator list stops the start with exit code 2") {
+    std::string out;
+    CHECK(run_binary({"serve"},
+                     {{"MAILASSAY_RISK_EXTRA_DISPOSABLE_FILE",
+                       "/nonexistent/list.txt"}},
+                     out)
+          == 2);
+    CHECK(out.find("/nonexistent/list.txt") != std::string::npos);
   }
 }
