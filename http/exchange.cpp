@@ -93,8 +93,12 @@ void exchange::respond(response r) {
   if (impl_->done.exchange(true))
     return;
   auto& s = *impl_;
-  if (s.deadline)
-    s.deadline->cancel();
+  if (s.deadline) {
+    // Timers are not thread-safe: cancel (and free) it on its own executor,
+    // whichever thread answers.
+    auto executor = s.deadline->get_executor();
+    asio::post(executor, [timer = std::move(s.deadline)] { timer->cancel(); });
+  }
   auto out = s.req->create_response(restinio::http_status_line_t{
     restinio::http_status_code_t{static_cast<std::uint16_t>(r.status)},
     reason_of(r.status)});
