@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/app.hpp"
+#include "core/base/ascii.hpp"
 #include "core/base/time_format.hpp"
 #include "security/password.hpp"
 #include "security/random.hpp"
@@ -38,9 +39,7 @@ int admin_create_org(const config::settings& cfg, const std::string& name,
   core::account::organization org{security::new_id("org"), name, now};
   core::account::user owner;
   owner.id = security::new_id("usr");
-  owner.email = email;
-  for (auto& c : owner.email)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  owner.email = core::ascii_lower(email);
   owner.password_hash = security::hash_password(password);
   owner.created_at = now;
   auto ok = db->create_organization(

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "core/base/ascii.hpp"
 #include "core/base/time_format.hpp"
 
 namespace mailassay::http::codec {
@@ -315,8 +316,7 @@ std::optional<std::vector<std::string>> read_domains(object_reader& r) {
   if (!domains)
     return std::nullopt;
   for (auto& d : *domains) {
-    std::transform(d.begin(), d.end(), d.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
+    d = core::ascii_lower(d);
     if (!looks_like_domain(d)) {
       r.add("each value in allowedDomains must be a domain name (no scheme, "
             "port or path)");

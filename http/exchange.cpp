@@ -1,6 +1,6 @@
 #include "http/exchange.hpp"
 
-#include <cctype>
+#include "core/base/ascii.hpp"
 
 #include "actors/log.hpp"
 #include "http/errors.hpp"
@@ -10,16 +10,6 @@
 namespace mailassay::http {
 
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i]))
-        != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
 
 std::string reason_of(int status) {
   switch (status) {
@@ -46,7 +36,7 @@ std::string reason_of(int status) {
 std::optional<std::string_view>
 request_view::header(std::string_view name) const {
   for (auto& [k, v] : headers)
-    if (iequals(k, name))
+    if (core::ascii_iequals(k, name))
       return std::string_view{v};
   return std::nullopt;
 }

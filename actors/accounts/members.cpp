@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "actors/accounts/use_cases.hpp"
+#include "core/base/ascii.hpp"
 #include "core/account/permissions.hpp"
 #include "security/password.hpp"
 #include "security/random.hpp"
@@ -71,10 +72,7 @@ expected<acc::member> add_member(account_env& env, const principal& who,
     return make_error(errc::forbidden, "Only owners can add owners");
   acc::user person;
   person.id = security::new_id("usr");
-  person.email = in.email;
-  std::transform(person.email.begin(), person.email.end(),
-                 person.email.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
+  person.email = core::ascii_lower(in.email);
   person.name = in.name;
   person.password_hash = security::hash_password(in.password);
   person.created_at = env.now;

@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "actors/accounts/use_cases.hpp"
+#include "core/base/ascii.hpp"
 #include "security/api_key_secret.hpp"
 #include "security/digest.hpp"
 #include "security/jwt.hpp"
@@ -17,12 +18,6 @@ using core::make_error;
 
 core::error unauthorized() {
   return make_error(errc::unauthorized, "Unauthorized");
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return s;
 }
 
 // Issues an access token and a refresh token of `family` for `m`.
@@ -68,7 +63,7 @@ expected<session> signup(account_env& env, const signup_input& in) {
                         env.now};
   acc::user owner;
   owner.id = security::new_id("usr");
-  owner.email = lower(in.email);
+  owner.email = core::ascii_lower(in.email);
   owner.name = in.name;
   owner.password_hash = security::hash_password(in.password);
   owner.created_at = env.now;
@@ -88,7 +83,7 @@ expected<session> signup(account_env& env, const signup_input& in) {
 
 expected<session> login(account_env& env, const std::string& email,
                         const std::string& password) {
-  auto m = env.db.find_member_by_email(lower(email));
+  auto m = env.db.find_member_by_email(core::ascii_lower(email));
   if (!m) {
     if (m.error_value().code != errc::not_found)
       return std::move(m).error_value();

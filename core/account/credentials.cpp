@@ -1,23 +1,10 @@
 #include "core/account/credentials.hpp"
 
-#include <cctype>
+#include "core/base/ascii.hpp"
+
 #include <string>
 
 namespace mailassay::core::account {
-
-namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i]))
-        != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
-
-} // namespace
 
 credential_kind classify_bearer(std::string_view bearer) {
   if (bearer.starts_with("svc_live_") || bearer.starts_with("svc_test_"))
@@ -30,7 +17,7 @@ std::string_view bearer_of(std::string_view authorization) {
   while (!authorization.empty() && authorization.front() == ' ')
     authorization.remove_prefix(1);
   if (authorization.size() <= scheme.size()
-      || !iequals(authorization.substr(0, scheme.size()), scheme)
+      || !core::ascii_iequals(authorization.substr(0, scheme.size()), scheme)
       || authorization[scheme.size()] != ' ')
     return {};
   auto value = authorization.substr(scheme.size() + 1);
@@ -48,12 +35,12 @@ std::string display_prefix(std::string_view key) {
 bool host_matches_domain(std::string_view host, std::string_view domain) {
   if (host.empty() || domain.empty())
     return false;
-  if (iequals(host, domain))
+  if (core::ascii_iequals(host, domain))
     return true;
   // A subdomain: "<anything>.<domain>".
   return host.size() > domain.size() + 1
          && host[host.size() - domain.size() - 1] == '.'
-         && iequals(host.substr(host.size() - domain.size()), domain);
+         && core::ascii_iequals(host.substr(host.size() - domain.size()), domain);
 }
 
 } // namespace mailassay::core::account

@@ -1,4 +1,5 @@
 #include "core/account/credentials.hpp"
+#include "core/base/ascii.hpp"
 #include "http/handler_support.hpp"
 
 namespace mailassay::http {
@@ -13,11 +14,7 @@ std::string host_of(std::string_view url) {
     return {};
   auto rest = url.substr(scheme + 3);
   auto end = rest.find_first_of(":/?#");
-  auto host = rest.substr(0, end);
-  std::string out;
-  for (char c : host)
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return core::ascii_lower(rest.substr(0, end));
 }
 
 } // namespace

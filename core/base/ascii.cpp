@@ -1,0 +1,29 @@
+#include "core/base/ascii.hpp"
+
+namespace mailassay::core {
+
+namespace {
+
+char lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+} // namespace
+
+std::string ascii_lower(std::string_view s) {
+  std::string out{s};
+  for (auto& c : out)
+    c = lower(c);
+  return out;
+}
+
+bool ascii_iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (lower(a[i]) != lower(b[i]))
+      return false;
+  return true;
+}
+
+} // namespace mailassay::core
