@@ -48,6 +48,10 @@ struct log_settings {
 /// `[limits]`: rate limits (the limiter itself arrives with its issue).
 struct limits_settings {
   std::int64_t ip_per_minute = 100;
+  /// Limits a new key gets when its creation names none; 0 = unlimited.
+  std::int64_t key_per_minute = 0;
+  std::int64_t key_per_hour = 0;
+  std::int64_t key_per_day = 0;
 };
 
 /// `[actors]`: pool sizes.

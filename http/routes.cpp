@@ -22,6 +22,7 @@ const std::vector<route>& routes() {
     {"DELETE", "/v2/organization/members/:userId", handle_remove_member},
     {"POST", "/v2/api-keys", handle_create_key},
     {"GET", "/v2/api-keys", handle_list_keys},
+    {"GET", "/v2/api-keys/rate-limits", handle_rate_limits},
     {"GET", "/v2/api-keys/:id", handle_get_key},
     {"PATCH", "/v2/api-keys/:id", handle_update_key},
     {"DELETE", "/v2/api-keys/:id", handle_delete_key},

@@ -33,14 +33,21 @@ expected<created_key> create_key(account_env& env, const principal& who,
   key.prefix = secret.prefix;
   key.allowed_domains = in.allowed_domains;
   key.config = in.config;
-  if (in.limits)
-    key.limits = *in.limits;
+  key.limits = in.limits ? *in.limits : default_key_limits(env.cfg);
   key.status = acc::key_status::active;
   key.created_at = env.now;
   key.updated_at = env.now;
   if (auto ok = env.db.insert_api_key(key); !ok)
     return std::move(ok).error_value();
   return created_key{std::move(key), std::move(secret.key)};
+}
+
+acc::rate_limits default_key_limits(const config::settings& cfg) {
+  auto limit = [](std::int64_t n) {
+    return n > 0 ? std::optional<std::int64_t>{n} : std::nullopt;
+  };
+  return {limit(cfg.limits.key_per_minute), limit(cfg.limits.key_per_hour),
+          limit(cfg.limits.key_per_day)};
 }
 
 expected<std::vector<acc::api_key>> list_keys(account_env& env,

@@ -63,6 +63,9 @@ expected<unit> remove_member(account_env& env, const principal& who,
 expected<created_key> create_key(account_env& env, const principal& who,
                                  const new_key_input& in);
 
+/// The per-key limits new keys get when their creation names none.
+acc::rate_limits default_key_limits(const config::settings& cfg);
+
 /// Lists the organization's keys (any role).
 expected<std::vector<acc::api_key>> list_keys(account_env& env,
                                               const principal& who);

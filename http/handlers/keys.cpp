@@ -39,6 +39,23 @@ void handle_create_key(call c) {
   });
 }
 
+void handle_rate_limits(call c) {
+  with_principal(c, true, [c](uc::account_env& env, const uc::principal& p) {
+    auto defaults = uc::default_key_limits(env.cfg);
+    reply(c, uc::list_keys(env, p), 200, [&](auto& keys) {
+      auto items = codec::json::array();
+      for (auto& k : keys) {
+        auto item = codec::rate_limits(k.limits);
+        item["id"] = k.id;
+        item["name"] = k.name;
+        items.push_back(item);
+      }
+      return codec::json{{"defaults", codec::rate_limits(defaults)},
+                         {"keys", items}};
+    });
+  });
+}
+
 void handle_list_keys(call c) {
   with_principal(c, true, [c](uc::account_env& env, const uc::principal& p) {
     reply(c, uc::list_keys(env, p), 200, key_list);

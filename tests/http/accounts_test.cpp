@@ -267,12 +267,12 @@ TEST_SUITE("http.accounts") {
   }
 
   TEST_CASE("expired, foreign-signed and alg-none tokens are refused") {
-    server_process srv{{{"MAILASSAY_AUTH_ACCESS_TTL_SECONDS", "1"}}};
+    server_process srv{{{"MAILASSAY_AUTH_ACCESS_TTL_SECONDS", "3"}}};
     api a{srv};
     auto s = a.signup("Acme", unique_email("o"));
     auto jwt = s["accessToken"].get<std::string>();
     CHECK(a.call("GET", "/v2/auth/me", jwt).status == 200);
-    std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(4100));
     auto expired = a.call("GET", "/v2/auth/me", jwt);
     CHECK(expired.status == 401);
     CHECK(json::parse(expired.body)["message"] == "Unauthorized");
@@ -313,5 +313,32 @@ TEST_SUITE("http.accounts") {
     REQUIRE(t["items"].size() == 1);
     CHECK(t["items"][0]["delta"] == 7);
     CHECK(t["items"][0]["kind"] == "signup");
+  }
+}
+
+TEST_SUITE("http.rate_limit_records") {
+  TEST_CASE("rate-limit records list every key and the configured defaults") {
+    server_process srv{{{"MAILASSAY_LIMITS_KEY_PER_MINUTE", "60"}}};
+    api a{srv};
+    auto jwt = a.signup("A", unique_email("o"))["accessToken"]
+                 .get<std::string>();
+    auto plain = a.create_key(jwt, {{"name", "plain"}});
+    CHECK(plain["rateLimits"]["perMinute"] == 60);
+    CHECK(plain["rateLimits"]["perDay"].is_null());
+    auto own = a.create_key(
+      jwt, {{"name", "own"}, {"rateLimits", {{"perHour", 1000}}}});
+    auto r = a.call("GET", "/v2/api-keys/rate-limits", jwt);
+    REQUIRE(r.status == 200);
+    auto b = json::parse(r.body);
+    CHECK(b["defaults"] == json{{"perMinute", 60},
+                                {"perHour", nullptr},
+                                {"perDay", nullptr}});
+    REQUIRE(b["keys"].size() == 2);
+    CHECK(b["keys"][1]["id"] == own["id"]);
+    CHECK(b["keys"][1]["perHour"] == 1000);
+    CHECK(b["keys"][1]["perMinute"].is_null());
+    auto patched = a.call("PATCH", "/v2/api-keys/" + own["id"].get<std::string>(),
+                          jwt, R"({"rateLimits":{"perMinute":5}})");
+    CHECK(json::parse(patched.body)["rateLimits"]["perMinute"] == 5);
   }
 }
