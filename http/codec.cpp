@@ -386,11 +386,15 @@ core::expected<accounts::key_patch> key_update(const request_view& req) {
   return patch;
 }
 
-core::expected<validation_input> validation(const request_view& req) {
+namespace {
+
+core::expected<validation_input>
+read_validation(const request_view& req,
+                std::initializer_list<const char*> allowed) {
   auto body = parse_object(req);
   if (!body)
     return std::move(body).error_value();
-  object_reader r{*body, {"email", "smtp", "timeout"}};
+  object_reader r{*body, allowed};
   validation_input in;
   auto i = body->find("email");
   if (i == body->end() || i->is_null())
@@ -409,6 +413,16 @@ core::expected<validation_input> validation(const request_view& req) {
   if (auto f = failure_of(r))
     return *f;
   return in;
+}
+
+} // namespace
+
+core::expected<validation_input> validation(const request_view& req) {
+  return read_validation(req, {"email", "smtp", "timeout"});
+}
+
+core::expected<validation_input> widget_validation(const request_view& req) {
+  return read_validation(req, {"email"});
 }
 
 // -- encoders ---------------------------------------------------------------

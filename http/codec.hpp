@@ -88,6 +88,9 @@ struct validation_input {
 };
 core::expected<validation_input> validation(const request_view& req);
 
+/// A widget request body: {email}.
+core::expected<validation_input> widget_validation(const request_view& req);
+
 // -- encoders ---------------------------------------------------------------
 
 json user(const acc::user& u);

@@ -71,6 +71,10 @@ const std::string& exchange::id() const {
   return impl_->id;
 }
 
+void exchange::allow_origin(std::string origin) {
+  impl_->cors_origin = std::move(origin);
+}
+
 void exchange::set_rate(rate_headers r) {
   impl_->rate = r;
 }
@@ -98,6 +102,13 @@ void exchange::respond(response r) {
   out.append_header("RateLimit-Limit", std::to_string(s.rate.limit));
   out.append_header("RateLimit-Remaining", std::to_string(s.rate.remaining));
   out.append_header("RateLimit-Reset", std::to_string(s.rate.reset));
+  if (!s.cors_origin.empty()) {
+    out.append_header("Access-Control-Allow-Origin", s.cors_origin);
+    out.append_header("Access-Control-Expose-Headers",
+                      "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, "
+                      "Retry-After, X-Request-Id");
+    out.append_header("Vary", "Origin");
+  }
   for (auto& [k, v] : r.headers)
     out.append_header(k, v);
   if (r.status != 204)

@@ -64,6 +64,10 @@ public:
   /// The request id (echoed in `X-Request-Id` and logs).
   const std::string& id() const;
 
+  /// Lets a browser page at `origin` read the response (CORS); set once the
+  /// credential admitted that origin.
+  void allow_origin(std::string origin);
+
   /// Sets the values of the RateLimit headers of the response.
   void set_rate(rate_headers r);
 

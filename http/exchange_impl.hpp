@@ -25,6 +25,7 @@ struct exchange::impl {
   std::atomic<bool> done{false};
   std::unique_ptr<asio::steady_timer> deadline;
   std::optional<response> on_timeout;
+  std::string cors_origin; ///< Echoed in Access-Control-Allow-Origin.
 };
 
 } // namespace mailassay::http

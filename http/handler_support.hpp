@@ -84,5 +84,7 @@ void handle_reactivate_key(call c);
 void handle_balance(call c);
 void handle_transactions(call c);
 void handle_validate(call c);
+void handle_widget_validate(call c);
+void handle_widget_script(call c);
 
 } // namespace mailassay::http

@@ -31,6 +31,8 @@ const std::vector<route>& routes() {
     {"GET", "/v2/credits/balance", handle_balance},
     {"GET", "/v2/credits/transactions", handle_transactions},
     {"POST", "/v2/email/validate", handle_validate},
+    {"POST", "/v2/widget/validate", handle_widget_validate},
+    {"GET", "/widget.js", handle_widget_script},
   };
   return table;
 }

@@ -85,7 +85,7 @@ struct server::impl {
         return ex->fail(make_error(errc::not_found, "Cannot " + req.method
                                                       + " " + req.path));
       if (req.method == "OPTIONS")
-        return ex->respond({204, {}, "", {{"Allow", m.allow}}});
+        return ex->respond(preflight(req, m.allow));
       response r{405,
                  error_body(make_error(errc::method_not_allowed,
                                            "Method " + req.method
@@ -103,6 +103,23 @@ struct server::impl {
                                    + std::to_string(limit) + " bytes"));
     arm_deadline(ex);
     m.found->fn(call{ex, &svc});
+  }
+
+  // Browsers ask before a cross-origin POST with Authorization. The answer
+  // cannot depend on the key (a preflight carries none); the real request is
+  // checked against the key's allowedDomains.
+  static response preflight(const request_view& req, const std::string& allow) {
+    response r{204, {}, "", {{"Allow", allow}}};
+    if (auto origin = req.header("Origin")) {
+      r.headers.emplace_back("Access-Control-Allow-Origin", std::string{*origin});
+      r.headers.emplace_back("Access-Control-Allow-Methods", allow);
+      r.headers.emplace_back("Access-Control-Allow-Headers",
+                             "Authorization, Content-Type, X-Device-Id, "
+                             "X-Request-Id");
+      r.headers.emplace_back("Access-Control-Max-Age", "600");
+      r.headers.emplace_back("Vary", "Origin");
+    }
+    return r;
   }
 
   void arm_deadline(const exchange_ptr& ex) {

@@ -1,6 +1,6 @@
 #include "core/base/time_format.hpp"
 #include "http/handler_support.hpp"
-#include "http/openapi_text.hpp"
+#include "http/embedded_text.hpp"
 
 namespace mailassay::http {
 

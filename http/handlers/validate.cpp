@@ -1,3 +1,4 @@
+#include "http/embedded_text.hpp"
 #include "http/handler_support.hpp"
 
 namespace mailassay::http {
@@ -6,10 +7,19 @@ namespace uc = actors::accounts;
 
 namespace {
 
+// A domain-restricted key admitted this request's origin: let the page
+// read the answer.
+void allow_admitted_origin(const call& c, const uc::principal& who) {
+  if (who.key && !who.key->allowed_domains.empty())
+    if (auto origin = c.req().header("Origin"))
+      c.ex->allow_origin(std::string{*origin});
+}
+
 // Checks what the principal may ask for, then hands the request to a
 // validation actor; the result is written from wherever it completes.
 void run_validation(call c, const uc::principal& who,
                     const core::expected<codec::validation_input>& in) {
+  allow_admitted_origin(c, who);
   if (!in)
     return c.ex->fail(in.error_value());
   actors::validation::request req;
@@ -35,20 +45,45 @@ void run_validation(call c, const uc::principal& who,
 
 } // namespace
 
-void handle_validate(call c) {
-  auto in = codec::validation(c.req());
+// Authenticates from the key cache when possible (no storage on the hot
+// path), else on a storage worker, then runs `next(call, principal)`.
+template <class Next>
+void with_fast_principal(call c, Next next) {
   auto creds = credentials_of(c.req());
-  // Hot path: an API key already in the cache needs no storage at all.
   if (auto cached = uc::authenticate_cached(c.svc->keys, creds, c.svc->now())) {
     if (!*cached)
       return c.ex->fail(cached->error_value());
-    return run_validation(c, **cached, in);
+    return next(c, **cached);
   }
   with_principal(c, false,
-                 [c, in = std::move(in)](uc::account_env&,
-                                         const uc::principal& who) {
-                   run_validation(c, who, in);
+                 [c, next](uc::account_env&, const uc::principal& who) {
+                   next(c, who);
                  });
+}
+
+void handle_widget_validate(call c) {
+  auto in = codec::widget_validation(c.req());
+  with_fast_principal(c, [in](call c, const uc::principal& who) {
+    // Only a key that works from its own sites may sit in a page.
+    if (!who.key || who.key->allowed_domains.empty())
+      return c.ex->fail(core::make_error(
+        core::errc::forbidden,
+        "The widget needs an API key restricted with allowedDomains"));
+    run_validation(c, who, in);
+  });
+}
+
+void handle_widget_script(call c) {
+  c.ex->respond(response{200, std::string{widget_script()},
+                         "application/javascript; charset=utf-8",
+                         {{"Cache-Control", "public, max-age=300"}}});
+}
+
+void handle_validate(call c) {
+  auto in = codec::validation(c.req());
+  with_fast_principal(c, [in](call c, const uc::principal& who) {
+    run_validation(c, who, in);
+  });
 }
 
 } // namespace mailassay::http
