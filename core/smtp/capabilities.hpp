@@ -1,11 +1,11 @@
 #pragma once
 
+#include "core/smtp/reply.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "core/smtp/reply.hpp"
 
 namespace mailassay::core::smtp {
 

@@ -6,7 +6,9 @@ namespace mailassay::core::smtp {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Reads 1-3 digits at `pos`; returns the value or -1.
 int read_number(std::string_view text, std::size_t& pos) {

@@ -55,13 +55,13 @@ struct reply {
 
 /// Why the reply stream cannot be trusted any more.
 enum class parse_error {
-  none,           ///< No error.
-  bad_code,       ///< A line does not start with a reply code 2xx-5xx.
-  bad_separator,  ///< The code is followed by neither ' ', '-' nor the end.
+  none,            ///< No error.
+  bad_code,        ///< A line does not start with a reply code 2xx-5xx.
+  bad_separator,   ///< The code is followed by neither ' ', '-' nor the end.
   mismatched_code, ///< A continuation line carries another code.
-  line_too_long,  ///< A line exceeds `reply_limits::max_line`.
+  line_too_long,   ///< A line exceeds `reply_limits::max_line`.
   reply_too_large, ///< A reply exceeds `reply_limits::max_reply`.
-  too_many_lines, ///< A reply has more than `reply_limits::max_lines`.
+  too_many_lines,  ///< A reply has more than `reply_limits::max_lines`.
 };
 
 /// Returns a stable lower-case name of `e`, e.g. "line_too_long".
@@ -110,12 +110,18 @@ public:
   void reset();
 
 private:
+  /// Takes the complete line in `line_`; appends a finished reply to `out`.
   parse_error end_line(std::vector<reply>& out);
 
+  /// Bounds.
   reply_limits limits_;
+  /// The line being read, without its LF.
   std::string line_;
+  /// The reply being assembled.
   reply current_;
+  /// Octets of `current_` so far, CRLFs included.
   std::size_t current_size_ = 0;
+  /// The error the parser stopped at.
   parse_error error_ = parse_error::none;
 };
 
