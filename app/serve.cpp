@@ -6,6 +6,7 @@
 #include "actors/key_cache.hpp"
 #include "actors/log.hpp"
 #include "actors/storage_pool.hpp"
+#include "actors/usage_recorder.hpp"
 #include "actors/validation_pool.hpp"
 #include "net/dns_resolver.hpp"
 #include "app/app.hpp"
@@ -99,14 +100,19 @@ int serve(const config::settings& cfg) {
   caf::actor_system sys{caf_cfg};
   actors::storage_pool pool{sys, cfg, keys, secret};
   actors::validation_pool validation{sys, validator, cfg.validation.workers};
+  actors::usage_recorder usage{sys, actors::storage_usage_sink(pool)};
   add_pool_gauges(stats, "storage", pool.size(), pool.gauges());
+  stats.add_gauge("mailassay_usage_pending",
+                  "Usage counts waiting to be written.", [&usage] {
+                    return static_cast<double>(usage.gauges().pending.load());
+                  });
   add_pool_gauges(stats, "validation", validation.size(), validation.gauges());
   add_dns_gauges(stats, validator);
   stats.add_gauge("mailassay_auth_key_cache_entries",
                   "API keys held in the authentication cache.",
                   [&keys] { return static_cast<double>(keys.size()); });
 
-  http::services svc{cfg, pool, keys, validation, stats, MAILASSAY_VERSION, unix_now(),
+  http::services svc{cfg, pool, keys, validation, usage, stats, MAILASSAY_VERSION, unix_now(),
                      unix_now};
   stats.add_gauge("mailassay_http_in_flight", "Requests being handled.",
                   [&svc] { return static_cast<double>(svc.in_flight.load()); });
@@ -128,6 +134,8 @@ int serve(const config::settings& cfg) {
   }
   // Workers finish their queued jobs (storage flushed) before the system
   // goes away.
+  // Usage counted so far is written before the workers go away.
+  usage.flush_and_stop();
   validation.stop();
   pool.stop();
   sys.await_all_actors_done();

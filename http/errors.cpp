@@ -27,6 +27,7 @@ constexpr row table[] = {
   {errc::active_job_exists, 409, "ACTIVE_JOB_EXISTS"},
   {errc::payload_too_large, 413, "PAYLOAD_TOO_LARGE"},
   {errc::rate_limited, 429, "TOO_MANY_REQUESTS"},
+  {errc::widget_rate_limited, 429, "WIDGET_RATE_LIMIT"},
   {errc::method_not_allowed, 405, "METHOD_NOT_ALLOWED"},
   {errc::unavailable, 503, "SERVICE_UNAVAILABLE"},
   {errc::internal, 500, "INTERNAL_ERROR"},
@@ -60,6 +61,12 @@ std::string error_body(const core::error& e) {
                           {"statusCode", 422}}
       .dump();
   }
+  if (e.code == errc::widget_rate_limited)
+    return nlohmann::json{{"statusCode", 429},
+                          {"message", e.message},
+                          {"reason", "WIDGET_RATE_LIMIT"},
+                          {"retryAfterSeconds", e.retry_after}}
+      .dump();
   // Internal details stay in the log, never in the body.
   auto message = e.code == errc::internal ? std::string{"Internal server error"}
                                           : e.message;

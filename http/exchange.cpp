@@ -71,6 +71,10 @@ const std::string& exchange::id() const {
   return impl_->id;
 }
 
+void exchange::on_answer(std::function<void(int)> f) {
+  impl_->answered = std::move(f);
+}
+
 void exchange::allow_origin(std::string origin) {
   impl_->cors_origin = std::move(origin);
 }
@@ -128,6 +132,8 @@ void exchange::respond(response r) {
      {"route", s.route},
      {"status", std::to_string(r.status)},
      {"duration_ms", std::to_string(elapsed * 1000.0)}});
+  if (s.answered)
+    s.answered(r.status);
   if (s.in_flight)
     s.in_flight->fetch_sub(1);
   // Drop the handle now: a held handle keeps the connection alive.
@@ -151,7 +157,8 @@ void exchange::json(int status, std::string body) {
 
 void exchange::fail(const core::error& e) {
   response r{status_of(e.code), error_body(e), "application/json", {}};
-  if (e.code == core::errc::rate_limited)
+  if (e.code == core::errc::rate_limited
+      || e.code == core::errc::widget_rate_limited)
     r.headers.emplace_back("Retry-After", std::to_string(e.retry_after));
   if (e.code == core::errc::internal)
     actors::log_event(actors::log_level::error, "internal_error",

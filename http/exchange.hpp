@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -67,6 +68,9 @@ public:
   /// Lets a browser page at `origin` read the response (CORS); set once the
   /// credential admitted that origin.
   void allow_origin(std::string origin);
+
+  /// Runs `f(status)` once the response is written (usage counting).
+  void on_answer(std::function<void(int)> f);
 
   /// Sets the values of the RateLimit headers of the response.
   void set_rate(rate_headers r);

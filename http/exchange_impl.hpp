@@ -26,6 +26,7 @@ struct exchange::impl {
   std::unique_ptr<asio::steady_timer> deadline;
   std::optional<response> on_timeout;
   std::string cors_origin; ///< Echoed in Access-Control-Allow-Origin.
+  std::function<void(int)> answered; ///< See exchange::on_answer.
 };
 
 } // namespace mailassay::http

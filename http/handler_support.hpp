@@ -76,6 +76,7 @@ void handle_remove_member(call c);
 void handle_create_key(call c);
 void handle_list_keys(call c);
 void handle_rate_limits(call c);
+void handle_key_stats(call c);
 void handle_get_key(call c);
 void handle_update_key(call c);
 void handle_delete_key(call c);

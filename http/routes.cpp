@@ -28,6 +28,7 @@ const std::vector<route>& routes() {
     {"DELETE", "/v2/api-keys/:id", handle_delete_key},
     {"POST", "/v2/api-keys/:id/revoke", handle_revoke_key},
     {"POST", "/v2/api-keys/:id/reactivate", handle_reactivate_key},
+    {"GET", "/v2/api-keys/:id/stats", handle_key_stats},
     {"GET", "/v2/credits/balance", handle_balance},
     {"GET", "/v2/credits/transactions", handle_transactions},
     {"POST", "/v2/email/validate", handle_validate},

@@ -8,6 +8,7 @@
 
 #include "actors/key_cache.hpp"
 #include "actors/storage_pool.hpp"
+#include "actors/usage_recorder.hpp"
 #include "actors/validation_pool.hpp"
 #include "config/settings.hpp"
 #include "http/metrics.hpp"
@@ -20,6 +21,7 @@ struct services {
   actors::storage_pool& storage;
   actors::key_cache& keys;
   actors::validation_pool& validation;
+  actors::usage_recorder& usage;
   metrics& stats;
   std::string version;         ///< Build version, e.g. "0.1.0".
   std::int64_t started_at = 0; ///< Unix seconds.

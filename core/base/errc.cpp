@@ -15,6 +15,7 @@ std::string_view to_string(errc code) {
     case errc::active_job_exists: return "active_job_exists";
     case errc::payload_too_large: return "payload_too_large";
     case errc::rate_limited: return "rate_limited";
+    case errc::widget_rate_limited: return "widget_rate_limited";
     case errc::method_not_allowed: return "method_not_allowed";
     case errc::unavailable: return "unavailable";
     case errc::internal: return "internal";

@@ -19,6 +19,7 @@ enum class errc {
   active_job_exists,  ///< A batch job is already queued or processing.
   payload_too_large,  ///< Body over the configured limit (413).
   rate_limited,       ///< A rate-limit bucket is empty (429).
+  widget_rate_limited, ///< The widget's anti-abuse buckets refused (429).
   method_not_allowed, ///< Route exists, method does not (405).
   unavailable,        ///< A dependency (storage) is down (503).
   internal,           ///< Anything unexpected (500).

@@ -20,4 +20,20 @@ bool is_free_provider(const lists& l, std::string_view ascii_domain) noexcept;
 /// Returns whether `label` (lower-case, no dot) is a delegated TLD.
 bool is_known_tld(const lists& l, std::string_view label) noexcept;
 
+namespace detail {
+
+/// The two domain-list signals of one address.
+struct domain_kind {
+  /// `is_disposable`.
+  bool disposable = false;
+  /// `is_free_provider`, and not disposable.
+  bool free_provider = false;
+};
+
+/// `is_disposable` and `!disposable && is_free_provider` at once, hashing
+/// the domain once for every list (`assess` and the free checks need both).
+domain_kind classify_domain(const lists& l, std::string_view ascii_domain);
+
+} // namespace detail
+
 } // namespace mailassay::core::risk

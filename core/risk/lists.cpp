@@ -1,5 +1,7 @@
 #include "core/risk/lists.hpp"
 
+#include <libpsl.h>
+
 #include <string>
 
 namespace mailassay::core::risk {
@@ -8,6 +10,17 @@ lists lists_from_texts(const list_texts& texts) {
   lists result;
   result.disposable =
       domain_set::from_texts({texts.disposable, texts.extra_disposable});
+  // Asked here, once per entry, rather than per address: libpsl costs
+  // thousands of instructions a call.
+  std::string suffixes;
+  result.disposable.for_each([&](std::string_view d) {
+    std::string name{d};
+    if (psl_is_public_suffix2(psl_builtin(), name.c_str(), PSL_TYPE_ANY)) {
+      suffixes.append(d);
+      suffixes.push_back('\n');
+    }
+  });
+  result.disposable_suffixes = domain_set::from_text(suffixes);
   result.disposable_allow = domain_set::from_text(texts.disposable_allow);
   auto free = domain_set::from_texts(
       {texts.free_providers, texts.extra_free_providers});

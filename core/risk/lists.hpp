@@ -40,6 +40,10 @@ struct list_texts {
 struct lists {
   /// Disposable domains (shipped list plus operator extras).
   domain_set disposable;
+  /// The entries of `disposable` that are public suffixes (`dynv6.net`),
+  /// found with libpsl once at load: a listed suffix marks only itself,
+  /// never the domains of other registrants below it.
+  domain_set disposable_suffixes;
   /// Domains that are never disposable; wins over `disposable`.
   domain_set disposable_allow;
   /// Free mailbox providers; disposable domains are never in it.

@@ -46,10 +46,55 @@ std::string_view role_token(const lists& l, std::string_view token) noexcept {
   return {};
 }
 
+// Table lookups instead of comparisons: one predictable load per byte.
+constexpr std::array<bool, 256> make_ends_head() {
+  std::array<bool, 256> t{};
+  t['.'] = t['_'] = t['-'] = t['+'] = true;
+  return t;
+}
+constexpr auto ends_head = make_ends_head();
+
+constexpr std::array<unsigned char, 256> make_lower_of() {
+  std::array<unsigned char, 256> t{};
+  for (int c = 0; c < 256; ++c)
+    t[c] = static_cast<unsigned char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  return t;
+}
+constexpr auto lower_of = make_lower_of();
+
+// Whether the local part certainly names no role: its first token (up to
+// the first separator or `+`), with or without trailing digits, is no role
+// head. Every role entry starts with a head (`sales` for `sales.team`,
+// `info` for `info2`), so this one lookup, on a lower-cased copy of the
+// first token only, settles most local parts; `role_of` repeats the test
+// in full for the rest.
+bool no_role_head(const lists& l, std::string_view local_part) noexcept {
+  std::array<char, max_local + 1> buf; // written before read
+  auto limit = local_part.size() < buf.size() ? local_part.size() : buf.size();
+  std::size_t head = 0;
+  for (; head < limit; ++head) {
+    auto c = static_cast<unsigned char>(local_part[head]);
+    if (ends_head[c])
+      break;
+    buf[head] = static_cast<char>(lower_of[c]);
+  }
+  // Longer than any local part: role_of says no for its own reason.
+  if (head > max_local)
+    return true;
+  std::string_view first_token{buf.data(), head};
+  auto first_word = without_digits(first_token);
+  return !l.role_heads.empty() && !first_word.empty() &&
+         !l.role_heads.contains(first_token) &&
+         (first_word.size() == first_token.size() ||
+          !l.role_heads.contains(first_word));
+}
+
 } // namespace
 
 std::optional<std::string_view> role_of(const lists& l,
                                         std::string_view local_part) {
+  if (no_role_head(l, local_part))
+    return std::nullopt;
   auto local = without_tag(local_part);
   if (local.empty() || local.size() > max_local)
     return std::nullopt;

@@ -237,8 +237,12 @@ constexpr auto classes = make_classes();
 // Scores one letter run (lower-case) with the model, and looks for column
 // walks, which read as gibberish to the model and are checked only then.
 void judge_run(const lists& l, std::string_view run, judge& j) noexcept {
+  // Shorter runs are never judged: the model needs four letters and a
+  // column walk six.
+  if (run.size() < min_model_run)
+    return;
   float reading = 0;
-  if (run.size() >= min_model_run && l.model.trained()) {
+  if (l.model.trained()) {
     reading = best_reading(l, run);
     j.offer(model_score(reading), random_reason::unlikely_letters);
   }
@@ -246,81 +250,121 @@ void judge_run(const lists& l, std::string_view run, judge& j) noexcept {
     j.pattern(keyboard_score, random_reason::keyboard_walk);
 }
 
-// What one scan learns about a token (a maximal run of letters and digits).
-struct token_stats {
-  std::size_t start = 0;
-  std::size_t digits = 0;
-  std::size_t switches = 0;
-  std::uint8_t all = hex_bit;
-  std::uint8_t any_upper = 0;
-  std::uint8_t previous = 0;
-  int stretch = 1;
-  int longest = 1;
-  int direction = 0;
-  unsigned key = 26;
+// What the character pass learns about a token (a maximal run of letters
+// and digits): the OR and AND of its character classes, which let the
+// common tokens (letters only, no capitals) skip the digit and capital
+// statistics altogether, and whether it holds a row walk.
+struct token_facts {
+  std::uint8_t any = 0;
+  std::uint8_t all = 0xFF;
+  bool row_walk = false;
 };
 
-void judge_token(const lists& l, std::string_view token, const token_stats& t,
-                 judge& j) noexcept {
+// Judges one token: first its letter runs, in order, then the token-wide
+// patterns. `lower` is the token lower-cased.
+void judge_token(const lists& l, std::string_view token, std::string_view lower,
+                 const token_facts& t, judge& j) noexcept {
+  const auto any = t.any;
+  const auto all = t.all;
+  std::size_t digits = 0;
+  std::size_t switches = 0;
+  if ((any & digit_bit) == 0) {
+    judge_run(l, lower, j);
+  } else {
+    auto previous = classes[static_cast<unsigned char>(token[0])];
+    for (std::size_t i = 0; i < lower.size();) {
+      auto cls = classes[static_cast<unsigned char>(token[i])];
+      if ((cls & digit_bit) != 0) {
+        ++digits;
+        switches += (cls ^ previous) & digit_bit;
+        previous = cls;
+        ++i;
+        continue;
+      }
+      auto start = i;
+      switches += (cls ^ previous) & digit_bit;
+      while (++i < lower.size() &&
+             (classes[static_cast<unsigned char>(token[i])] & digit_bit) == 0)
+        ;
+      previous = classes[static_cast<unsigned char>(token[i - 1])];
+      judge_run(l, lower.substr(start, i - start), j);
+    }
+  }
   // A keyboard walk is five or more keys in one row in one direction
   // (`asdfg`, `poiuy`); looser rules (any adjacent keys) flag names such as
   // `reese` and `tressa`, whose letters sit close together on the keyboard.
-  if (t.longest >= static_cast<int>(min_keyboard))
+  if (t.row_walk)
     j.pattern(keyboard_score, random_reason::keyboard_walk);
-  std::size_t letters = token.size() - t.digits;
-  if ((t.all & hex_bit) != 0 && token.size() >= min_hex && t.digits >= 2 &&
+  std::size_t letters = token.size() - digits;
+  if ((all & hex_bit) != 0 && token.size() >= min_hex && digits >= 2 &&
       letters >= 2)
     j.pattern(hex_score, random_reason::hex);
-  if (t.switches >= 4)
+  if (switches >= 4)
     j.pattern(digit_mix_score, random_reason::digit_mix);
-  else if (t.switches >= 2 && t.digits >= 8 && t.digits >= 2 * letters)
+  else if (switches >= 2 && digits >= 8 && digits >= 2 * letters)
     j.pattern(digit_heavy_score, random_reason::digit_mix);
-  if ((t.any_upper & upper_bit) != 0 && base64_like(l, token))
+  // base64_like needs interior capitals; a capital in first place only
+  // (`Anna`) cannot make a token base64.
+  if ((any & upper_bit) != 0 && base64_like(l, token))
     j.pattern(base64_score, random_reason::base64);
 }
 
-// One pass over the local part: tokens, their letter runs, and every
-// per-character feature at once.
+// The key index of a byte for the row-walk tracking: 0-25 for a letter of
+// either case, 26 for anything else (which breaks a walk).
+constexpr std::array<std::uint8_t, 256> make_key_of() {
+  std::array<std::uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c)
+    t[c] = 26;
+  for (int c = 0; c < 26; ++c)
+    t['a' + c] = t['A' + c] = static_cast<std::uint8_t>(c);
+  return t;
+}
+
+constexpr auto key_of = make_key_of();
+
+// One pass over the local part: splits it into tokens, lower-cases them,
+// gathers their character classes and tracks row walks; the tokens are
+// judged as they end. The per-character work is branch-free: the branches
+// that remain are the token boundaries.
 void scan(const lists& l, std::string_view local, judge& j) noexcept {
-  constexpr auto none = static_cast<std::size_t>(-1);
   std::array<char, max_local> buf; // written before read
-  token_stats t;
-  std::size_t token_start = none;
-  std::size_t run_start = none;
-  for (std::size_t i = 0; i <= local.size(); ++i) {
-    char c = i < local.size() ? local[i] : '\0';
-    auto cls = classes[static_cast<unsigned char>(c)];
-    if ((cls & letter_bit) == 0 && run_start != none) {
-      judge_run(l, {buf.data() + run_start, i - run_start}, j);
-      run_start = none;
-    }
+  const char* s = local.data();
+  const std::size_t n = local.size();
+  std::size_t i = 0;
+  while (i < n) {
+    auto cls = classes[static_cast<unsigned char>(s[i])];
     if ((cls & (letter_bit | digit_bit)) == 0) {
-      if (token_start != none)
-        judge_token(l, local.substr(token_start, i - token_start), t, j);
-      token_start = none;
+      ++i;
       continue;
     }
-    if (token_start == none) {
-      token_start = i;
-      t = token_stats{};
-      t.previous = cls;
-    }
-    if ((cls & letter_bit) != 0 && run_start == none)
-      run_start = i;
-    char lc = static_cast<char>(c | ((cls & upper_bit) << 4)); // 'A' | 0x20
-    buf[i] = lc;
-    t.all &= cls;
-    t.any_upper |= i > token_start ? cls : 0;
-    t.digits += cls & digit_bit;
-    t.switches += (cls ^ t.previous) & digit_bit;
-    t.previous = cls;
-    auto next = static_cast<unsigned>(lc - 'a');
-    next = next < 26 ? next : 26;
-    int step = row_steps[t.key * 27 + next];
-    t.stretch = step == 0 ? 1 : (step == t.direction ? t.stretch + 1 : 2);
-    t.direction = step;
-    t.longest = t.longest > t.stretch ? t.longest : t.stretch;
-    t.key = next;
+    std::size_t start = i;
+    token_facts t;
+    unsigned key = 26;
+    int direction = 0;
+    int stretch = 1;
+    int longest = 1;
+    do {
+      // upper_bit << 4 is 0x20, the ASCII lower-case bit.
+      buf[i] = static_cast<char>(s[i] | ((cls & upper_bit) << 4));
+      t.any |= cls;
+      t.all &= cls;
+      // The length of the current one-row, one-direction key sequence:
+      // 1 after a non-step, 2 after a change of direction, else one more.
+      unsigned next = key_of[static_cast<unsigned char>(s[i])];
+      int step = row_steps[key * 27 + next];
+      int moved = step != 0;
+      int same = step == direction;
+      stretch = 1 + moved * (1 + same * (stretch - 1));
+      longest = longest > stretch ? longest : stretch;
+      direction = step;
+      key = next;
+      if (++i == n)
+        break;
+      cls = classes[static_cast<unsigned char>(s[i])];
+    } while ((cls & (letter_bit | digit_bit)) != 0);
+    t.row_walk = longest >= static_cast<int>(min_keyboard);
+    judge_token(l, {s + start, i - start}, {buf.data() + start, i - start}, t,
+                j);
   }
 }
 

@@ -5,8 +5,9 @@ namespace mailassay::core::risk {
 report assess(const lists& l, std::string_view local_part,
               std::string_view ascii_domain, bool with_first_name) {
   report r;
-  r.disposable = is_disposable(l, ascii_domain);
-  r.free_provider = !r.disposable && is_free_provider(l, ascii_domain);
+  auto kind = detail::classify_domain(l, ascii_domain);
+  r.disposable = kind.disposable;
+  r.free_provider = kind.free_provider;
   r.role = role_of(l, local_part);
   r.random = random_local_part(l, local_part);
   if (!r.free_provider)

@@ -151,6 +151,10 @@ void string_set::insert(std::string_view key) {
   while (tags_[i] != 0)
     i = (i + 1) & mask;
   tags_[i] = tag_of(h);
+  if (sketch_.empty())
+    sketch_.assign(sketch_bits / 64, 0);
+  auto bit = sketch_index(key);
+  sketch_[bit / 64] |= std::uint64_t{1} << (bit % 64);
   slots_[i].hash = h;
   slots_[i].offset = static_cast<std::uint32_t>(buffer_.size());
   slots_[i].length = static_cast<std::uint32_t>(key.size());
@@ -158,10 +162,8 @@ void string_set::insert(std::string_view key) {
   ++count_;
 }
 
-std::string_view string_set::find(std::string_view key) const noexcept {
-  if (slots_.empty() || key.empty())
-    return {};
-  auto h = hash(key);
+std::string_view string_set::find_in_table(std::string_view key,
+                                           std::uint32_t h) const noexcept {
   auto tag = tag_of(h);
   auto mask = slots_.size() - 1;
   for (auto i = h & mask;; i = (i + 1) & mask) {
@@ -175,10 +177,6 @@ std::string_view string_set::find(std::string_view key) const noexcept {
         same_bytes(buffer_.data() + s.offset, key.data(), key.size()))
       return {buffer_.data() + s.offset, s.length};
   }
-}
-
-bool string_set::contains(std::string_view key) const noexcept {
-  return !find(key).empty();
 }
 
 } // namespace mailassay::core::risk

@@ -1,17 +1,24 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <string_view>
 
 namespace mailassay::core::risk::detail {
 
-/// Returns the position of the first `c` in `s`, or `s.size()`: an inline
-/// loop, cheaper than a memchr call on strings this short.
+/// Returns the position of the first `c` in `s`, or `s.size()`.
+///
+/// memchr rather than a byte loop: the loop costs fewer instructions, but
+/// its exit lands at a different place for every address and the branch
+/// predictor misses it (~15 cycles) each time; glibc's vector memchr
+/// answers a short string with one compare and a predictable branch.
 inline std::size_t index_of(std::string_view s, char c) noexcept {
-  std::size_t i = 0;
-  while (i < s.size() && s[i] != c)
-    ++i;
-  return i;
+  if (s.empty())
+    return 0;
+  const void* p = std::memchr(s.data(), c, s.size());
+  return p == nullptr
+             ? s.size()
+             : static_cast<std::size_t>(static_cast<const char*>(p) - s.data());
 }
 
 /// Returns `s` up to (not including) the first `c`, or all of `s`.

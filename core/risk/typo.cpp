@@ -72,6 +72,32 @@ constexpr std::array<provider, majors.size()> make_providers_by_letter() {
 
 constexpr auto providers = make_providers_by_letter();
 
+// Whether some major provider's domain is `<label>.<rest>`: a domain whose
+// rest is none of these (`acme.io`, `mail.acme.com`) can only be corrected
+// in its TLD. By length first, so that most domains leave after one or two
+// comparisons instead of a walk over the providers.
+constexpr bool is_provider_rest(std::string_view rest) noexcept {
+  switch (rest.size()) {
+    case 2:
+      return rest == "ru" || rest == "de" || rest == "fr" || rest == "it" ||
+             rest == "es" || rest == "ca" || rest == "me";
+    case 3: return rest == "com" || rest == "net";
+    case 5: return rest == "co.uk" || rest == "co.in" || rest == "co.jp";
+    case 6: return rest == "com.br";
+    default: return false;
+  }
+}
+
+constexpr bool every_provider_rest_known() {
+  for (const auto& p : providers)
+    if (!is_provider_rest(p.rest))
+      return false;
+  return true;
+}
+
+static_assert(every_provider_rest_known(),
+              "is_provider_rest must accept the rest of every major");
+
 // providers[letter_begin[c]] .. providers[letter_begin[c + 1]] start with
 // the letter 'a' + c.
 constexpr std::array<std::uint8_t, 27> make_letter_begin() {
@@ -91,11 +117,13 @@ bool is_major(std::string_view d) noexcept {
   return std::find(majors.begin(), majors.end(), d) != majors.end();
 }
 
+// Forward, one memchr per dot: most domains have one or two, and a byte
+// loop backwards from the end mispredicts its exit on every domain.
 std::string_view last_label(std::string_view d) noexcept {
-  auto i = d.size();
-  while (i > 0 && d[i - 1] != '.')
-    --i;
-  return d.substr(i);
+  for (auto dot = detail::index_of(d, '.'); dot != d.size();
+       dot = detail::index_of(d, '.'))
+    d.remove_prefix(dot + 1);
+  return d;
 }
 
 // The TLD the user meant, if `tld` is not delegated and sits within one
@@ -163,6 +191,8 @@ std::optional<std::string> suggest_domain(const lists& l, std::string_view d) {
   std::string_view rest = d.substr(dot + 1);
   std::string_view tld = last_label(d);
   std::string_view new_tld = corrected_tld(l, tld);
+  if (new_tld.empty() && !is_provider_rest(rest))
+    return std::nullopt;
   // Only the last label changes: `x.co.ukk` keeps `co.`.
   std::string_view rest_head = rest;
   if (!new_tld.empty())
@@ -179,14 +209,19 @@ std::optional<std::string> suggest_domain(const lists& l, std::string_view d) {
   const provider* best = nullptr;
   char first = sld[0];
   if (sld.size() >= 4 && first >= 'a' && first <= 'z') {
-    int limit = sld.size() >= 6 ? 2 : 1;
-    int best_distance = limit + 1;
+    std::size_t limit = sld.size() >= 6 ? 2 : 1;
+    int best_distance = static_cast<int>(limit) + 1;
     for (auto i = letter_begin[first - 'a']; i < letter_begin[first - 'a' + 1];
          ++i) {
       const auto& p = providers[i];
+      // Lengths further apart than `limit` cannot be within `limit` edits:
+      // the cheapest test first.
+      if (p.sld.size() + limit < sld.size() ||
+          sld.size() + limit < p.sld.size())
+        continue;
       if (p.sld == sld || !same_rest(p.rest))
         continue;
-      auto dist = edit_distance(sld, p.sld, limit);
+      auto dist = edit_distance(sld, p.sld, static_cast<int>(limit));
       if (dist < best_distance) {
         best_distance = dist;
         best = &p;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 
 namespace mailassay::core::syntax {
@@ -482,8 +483,9 @@ void lower_unicode(std::string& domain) {
 }
 
 // RFC 5321 §4.1.2 Domain (sub-domain *("." sub-domain), LDH labels) with
-// RFC 6531 U-labels.
-bool parse_domain(parsed_address& out, std::string_view d) {
+// RFC 6531 U-labels. `as_given` tells whether `out.domain` is `d` unchanged
+// (ASCII, no capitals), which lets `normalize` copy the input whole.
+bool parse_domain(parsed_address& out, std::string_view d, bool& as_given) {
   if (d.empty())
     return fail(out, "missing domain");
   std::size_t label_start = 0;
@@ -492,6 +494,7 @@ bool parse_domain(parsed_address& out, std::string_view d) {
   bool label_numeric = true;
   bool any_non_ascii = false;
   bool has_xn = false;
+  std::uint8_t seen = 0;
   auto end_label = [&](std::size_t end) {
     std::size_t len = end - label_start;
     if (len == 0) {
@@ -520,6 +523,7 @@ bool parse_domain(parsed_address& out, std::string_view d) {
     auto cls = classes[c];
     if (cls & cls_ldh) {
       lowered[i] = static_cast<char>(cls & cls_upper ? c | 0x20 : c);
+      seen |= cls;
       label_numeric = label_numeric && (cls & cls_digit) != 0;
       continue;
     }
@@ -557,6 +561,7 @@ bool parse_domain(parsed_address& out, std::string_view d) {
     return fail(out, "domain has a single label (no top-level domain)");
   if (label_numeric)
     return fail(out, "top-level domain is all-numeric");
+  as_given = !any_non_ascii && (seen & cls_upper) == 0;
   if (any_non_ascii)
     lower_unicode(out.domain);
   if (!any_non_ascii && !has_xn) {
@@ -580,60 +585,92 @@ bool parse_domain(parsed_address& out, std::string_view d) {
   return true;
 }
 
+// The last label of a domain. Forward, one memchr per dot: a byte loop
+// backwards from the end (rfind) mispredicts its exit on every address.
+std::string_view last_label(std::string_view d) {
+  while (const void* p =
+             d.empty() ? nullptr : std::memchr(d.data(), '.', d.size()))
+    d.remove_prefix(static_cast<const char*>(p) - d.data() + 1);
+  return d;
+}
+
 // RFC 6761 §6 (test, example, invalid, localhost, example.com/net/org),
 // RFC 6762 (local), RFC 7686 (onion); returns the reserved name matched.
 std::string_view special_use(std::string_view ascii_domain) {
-  static constexpr std::string_view reserved_tlds[] = {
-      "test", "example", "invalid", "localhost", "local", "onion"};
-  auto dot = ascii_domain.rfind('.');
-  auto tld = ascii_domain.substr(dot + 1);
-  for (auto name : reserved_tlds)
-    if (tld == name)
-      return name;
-  if (tld != "com" && tld != "net" && tld != "org")
+  auto tld = last_label(ascii_domain);
+  // By length first: almost every TLD is two or three letters long and
+  // leaves after one predictable comparison.
+  switch (tld.size()) {
+    case 3:
+      if (tld != "com" && tld != "net" && tld != "org")
+        return {};
+      break;
+    case 4: return tld == "test" ? tld : std::string_view{};
+    case 5: return tld == "local" || tld == "onion" ? tld : std::string_view{};
+    case 7:
+      return tld == "example" || tld == "invalid" ? tld : std::string_view{};
+    case 9: return tld == "localhost" ? tld : std::string_view{};
+    default: return {};
+  }
+  // example.com, example.net, example.org, and only as the whole
+  // second-level label.
+  constexpr std::string_view sld = "example.";
+  auto n = sld.size() + tld.size();
+  if (ascii_domain.size() < n ||
+      ascii_domain.substr(ascii_domain.size() - n, sld.size()) != sld)
     return {};
-  auto rest = ascii_domain.substr(0, dot);
-  auto sld_dot = rest.rfind('.');
-  if (rest.substr(sld_dot + 1) != "example")
+  if (ascii_domain.size() > n &&
+      ascii_domain[ascii_domain.size() - n - 1] != '.')
     return {};
-  return ascii_domain.substr(sld_dot + 1);
+  return ascii_domain.substr(ascii_domain.size() - n);
 }
 
 enum class provider { other, gmail, plus_tags, case_only };
 
 provider provider_of(std::string_view domain) {
-  struct entry {
-    std::string_view domain;
-    provider kind;
-  };
   // Plus-tag providers per their documentation; Yahoo's disposable addresses
-  // use '-' with a chosen base name, so only its case is folded.
-  static constexpr entry known[] = {
-      {"gmail.com", provider::gmail},
-      {"googlemail.com", provider::gmail},
-      {"outlook.com", provider::plus_tags},
-      {"hotmail.com", provider::plus_tags},
-      {"live.com", provider::plus_tags},
-      {"icloud.com", provider::plus_tags},
-      {"me.com", provider::plus_tags},
-      {"mac.com", provider::plus_tags},
-      {"fastmail.com", provider::plus_tags},
-      {"protonmail.com", provider::plus_tags},
-      {"protonmail.ch", provider::plus_tags},
-      {"proton.me", provider::plus_tags},
-      {"pm.me", provider::plus_tags},
-      {"yahoo.com", provider::case_only},
-  };
-  for (const auto& e : known)
-    if (e.domain == domain)
-      return e.kind;
-  return provider::other;
+  // use '-' with a chosen base name, so only its case is folded. Grouped by
+  // length, so that most domains are told apart by one comparison of sizes
+  // rather than fourteen string comparisons.
+  switch (domain.size()) {
+    case 5: return domain == "pm.me" ? provider::plus_tags : provider::other;
+    case 6: return domain == "me.com" ? provider::plus_tags : provider::other;
+    case 7: return domain == "mac.com" ? provider::plus_tags : provider::other;
+    case 8: return domain == "live.com" ? provider::plus_tags : provider::other;
+    case 9:
+      if (domain == "gmail.com")
+        return provider::gmail;
+      if (domain == "proton.me")
+        return provider::plus_tags;
+      return domain == "yahoo.com" ? provider::case_only : provider::other;
+    case 10:
+      return domain == "icloud.com" ? provider::plus_tags : provider::other;
+    case 11:
+      return domain == "outlook.com" || domain == "hotmail.com"
+                 ? provider::plus_tags
+                 : provider::other;
+    case 12:
+      return domain == "fastmail.com" ? provider::plus_tags : provider::other;
+    case 13:
+      return domain == "protonmail.ch" ? provider::plus_tags : provider::other;
+    case 14:
+      if (domain == "googlemail.com")
+        return provider::gmail;
+      return domain == "protonmail.com" ? provider::plus_tags : provider::other;
+    default: return provider::other;
+  }
 }
 
-void normalize(parsed_address& out) {
+// `domain_as_given`: `out.domain` is the domain part of `out.input`
+// unchanged, so the normalized form of an ordinary address is the input.
+void normalize(parsed_address& out, bool domain_as_given) {
   auto kind = out.quoted_local || out.ip_literal ? provider::other
                                                  : provider_of(out.domain);
   auto& n = out.normalized;
+  if (kind == provider::other && domain_as_given) {
+    n.assign(out.input);
+    return;
+  }
   if (kind == provider::other) {
     n.reserve(out.local_part.size() + 1 + out.domain.size());
     n += out.local_part;
@@ -686,9 +723,10 @@ bool parse_into(std::string_view input, const options& opts,
     return false;
   }
   auto domain = input.substr(at + 1);
+  bool as_given = true; // a literal is kept as written
   bool ok = !domain.empty() && domain.front() == '['
                 ? parse_literal(out, domain)
-                : parse_domain(out, domain);
+                : parse_domain(out, domain, as_given);
   if (!ok)
     return false;
   if (at > max_local)
@@ -697,7 +735,7 @@ bool parse_into(std::string_view input, const options& opts,
       at + 1 + out.ascii_domain.size() > max_address)
     return fail(out, "address longer than 254 octets");
   out.local_part.assign(input.substr(0, at));
-  normalize(out);
+  normalize(out, as_given);
   if (out.ip_literal) {
     out.valid = true;
     out.reason = reason_ip_literal;

@@ -1,4 +1,6 @@
+#include "core/base/ascii.hpp"
 #include "http/embedded_text.hpp"
+#include "security/digest.hpp"
 #include "http/handler_support.hpp"
 
 namespace mailassay::http {
@@ -15,11 +17,26 @@ void allow_admitted_origin(const call& c, const uc::principal& who) {
       c.ex->allow_origin(std::string{*origin});
 }
 
+// Every request made with an API key counts in its usage, whatever its
+// answer; `successful` means answered 200 (docs/usage-stats.md).
+void count_usage(const call& c, const uc::principal& who,
+                 const std::string& email) {
+  if (!who.key)
+    return;
+  auto hash = email.empty() ? std::string{}
+                            : security::sha256_hex(core::ascii_lower(email));
+  c.ex->on_answer([svc = c.svc, key = who.key->id, org = who.organization_id,
+                   hash](int status) {
+    svc->usage.record(key, org, svc->now(), status == 200, 0, hash);
+  });
+}
+
 // Checks what the principal may ask for, then hands the request to a
 // validation actor; the result is written from wherever it completes.
 void run_validation(call c, const uc::principal& who,
                     const core::expected<codec::validation_input>& in) {
   allow_admitted_origin(c, who);
+  count_usage(c, who, in ? in->email : std::string{});
   if (!in)
     return c.ex->fail(in.error_value());
   actors::validation::request req;

@@ -1,0 +1,75 @@
+// bare_server: the baseline of bench/http_bench.sh. A RESTinio 0.6 server
+// with the traits the service uses (restinio::default_traits_t, one I/O
+// thread, see http/server.cpp) that answers every request 200 with a small
+// JSON body, so the ratios in docs/performance.md measure what mailassay
+// adds on top of RESTinio itself.
+//
+//   bare_server [--address 127.0.0.1] [--port 8080]
+//
+// Prints "bare_server listening on ADDRESS:PORT" once it accepts; stops on
+// SIGINT or SIGTERM.
+
+#include <restinio/all.hpp>
+
+#include <csignal>
+#include <iostream>
+#include <string>
+
+namespace {
+
+int usage() {
+  std::cerr << "usage: bare_server [--address 127.0.0.1] [--port 8080]\n";
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::string address = "127.0.0.1";
+  std::uint16_t port = 8080;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--address" && i + 1 < argc)
+      address = argv[++i];
+    else if (arg == "--port" && i + 1 < argc)
+      port = static_cast<std::uint16_t>(std::stoul(argv[++i]));
+    else
+      return usage();
+  }
+
+  using traits = restinio::default_traits_t;
+  using server_type = restinio::http_server_t<traits>;
+  asio::io_context ioctx;
+  restinio::server_settings_t<traits> settings;
+  settings.address(address).port(port).request_handler(
+      [](restinio::request_handle_t req) {
+        return req->create_response()
+            .append_header(restinio::http_field::content_type,
+                           "application/json")
+            .set_body(R"({"status":"ok"})")
+            .done();
+      });
+  server_type server{restinio::external_io_context(ioctx), std::move(settings)};
+
+  // SIGTERM as well as SIGINT: restinio::run only reacts to SIGINT.
+  asio::signal_set signals{ioctx, SIGINT, SIGTERM};
+  signals.async_wait([&](const asio::error_code&, int) {
+    server.close_async([&] { ioctx.stop(); },
+                       [&](std::exception_ptr) { ioctx.stop(); });
+  });
+  server.open_async(
+      [&] {
+        std::cout << "bare_server listening on " << address << ":" << port
+                  << std::endl;
+      },
+      [&](std::exception_ptr e) {
+        try {
+          std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+          std::cerr << "bare_server: " << ex.what() << "\n";
+        }
+        ioctx.stop();
+      });
+  ioctx.run(); // one I/O thread, like http.io_threads = 1
+  return 0;
+}

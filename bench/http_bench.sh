@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+# HTTP benchmark of mailassay against a bare RESTinio handler, same run.
+#
+#   bench/http_bench.sh [--build-dir DIR] [--no-build] [--duration 10s]
+#                       [--connections 64] [--threads 2] [--rounds 3]
+#
+# Starts, all on 127.0.0.1 and free ports: the project's DNS peer
+# (mailassay-dns-peer) with a small zone, bench/bare_server (the baseline:
+# RESTinio with the service's traits, 200 + a small JSON body) and
+# `mailassay serve` on a throw-away SQLite database, its DNS pointed at the
+# peer. Signs up, creates an API key, warms the key and DNS caches, then
+# runs wrk over four cases, interleaved round by round so machine noise
+# falls on all of them:
+#   a  bare        GET /             bare_server
+#   a' hop         GET /             hop_server: bare_server + one CAF hop
+#                  (actor_pool, 2-thread sharing scheduler), no work
+#   b  health      GET /health       one storage-worker hop (SQLite ping)
+#   c  auth        POST /v2/email/validate {"email":"not-an-address"}
+#                  key from the key cache, one actor hop, syntax fails: no DNS
+#   d  validate    POST /v2/email/validate {"email":"...@cached.test"}
+#                  key cache + validation actor + cached DNS route
+# Prints a markdown table (median over rounds; ratio = case / bare) and the
+# resident memory of mailassay after start and after the load. Every process
+# it starts is stopped on exit. Speed figures are ratios measured in the same
+# run: the machine is shared and noisy, absolute req/s move with its load.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/.." && pwd)
+build_dir="$src/build-bench"
+do_build=1
+duration=10s
+connections=64
+threads=2
+rounds=3
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) build_dir=$2; shift 2 ;;
+    --no-build) do_build=0; shift ;;
+    --duration) duration=$2; shift 2 ;;
+    --connections) connections=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    *) echo "http_bench: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+log() { echo "http_bench: $*" >&2; }
+
+# --- tools -----------------------------------------------------------------
+if ! command -v wrk >/dev/null; then
+  log "installing wrk"
+  apt-get install -y wrk >/dev/null 2>&1 \
+    || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+fi
+for tool in curl jq python3; do
+  command -v "$tool" >/dev/null || { log "$tool is required"; exit 2; }
+done
+
+if [ "$do_build" = 1 ]; then
+  log "building in $build_dir"
+  cmake -S "$src" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
+    -DMAILASSAY_BENCH=ON >/dev/null
+  cmake --build "$build_dir" --target mailassay mailassay-dns-peer \
+    bare_server hop_server -j2 >/dev/null
+fi
+mailassay=$build_dir/mailassay
+dns_peer=$build_dir/tests/peers/mailassay-dns-peer
+bare=$build_dir/bench/bare_server
+hop=$build_dir/bench/hop_server
+for b in "$mailassay" "$dns_peer" "$bare" "$hop"; do
+  [ -x "$b" ] || { log "missing $b (build first or drop --no-build)"; exit 2; }
+done
+
+# --- processes, stopped on exit -------------------------------------------
+work=$(mktemp -d /tmp/mailassay-http-bench.XXXXXX)
+pids=()
+svc_pid=
+cleanup() {
+  local pid rc
+  # A service that died under load is a finding: show why before cleaning up.
+  if [ -n "$svc_pid" ] && ! kill -0 "$svc_pid" 2>/dev/null; then
+    wait "$svc_pid" 2>/dev/null && rc=0 || rc=$?
+    log "mailassay (pid $svc_pid) exited early with status $rc; its log:"
+    tail -n 30 "$work/mailassay.log" >&2 || true
+    cp "$work/mailassay.log" /tmp/mailassay-http-bench-crash.log 2>/dev/null \
+      && log "full log kept in /tmp/mailassay-http-bench-crash.log"
+  fi
+  for pid in "${pids[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 1 100); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+  python3 -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Waits until FILE contains TEXT (or the process PID dies).
+wait_for_line() {
+  local file=$1 text=$2 pid=$3
+  for _ in $(seq 1 100); do
+    grep -q "$text" "$file" 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  log "gave up waiting for '$text' in $file:"; cat "$file" >&2; exit 1
+}
+
+cat >"$work/zone" <<'EOF'
+# http_bench zone: one cached domain plus wildcards.
+cached.test 3600 MX 10 mx.cached.test
+mx.cached.test 3600 A 127.0.0.2
+*.wild.test 3600 MX 10 mx.wild.test
+EOF
+dns_port=$(free_port)
+"$dns_peer" --zone "$work/zone" --listen "127.0.0.1:$dns_port" \
+  >"$work/dns.log" 2>&1 &
+pids+=($!)
+wait_for_line "$work/dns.log" "listening" "${pids[-1]}"
+
+bare_port=$(free_port)
+"$bare" --address 127.0.0.1 --port "$bare_port" >"$work/bare.log" 2>&1 &
+pids+=($!)
+wait_for_line "$work/bare.log" "listening" "${pids[-1]}"
+
+hop_port=$(free_port)
+"$hop" --address 127.0.0.1 --port "$hop_port" >"$work/hop.log" 2>&1 &
+pids+=($!)
+wait_for_line "$work/hop.log" "listening" "${pids[-1]}"
+
+svc_port=$(free_port)
+head -c 48 /dev/urandom | base64 | tr -d '\n' >"$work/jwt.secret"
+chmod 600 "$work/jwt.secret"
+env MAILASSAY_HTTP_PORT="$svc_port" MAILASSAY_HTTP_ADDRESS=127.0.0.1 \
+  MAILASSAY_DATABASE_URL="sqlite://$work/bench.db" \
+  MAILASSAY_AUTH_JWT_SECRET_FILE="$work/jwt.secret" \
+  MAILASSAY_DNS_SERVERS="127.0.0.1:$dns_port" \
+  MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS=true \
+  MAILASSAY_RISK_DATA_DIR="$src/data/risk" \
+  MAILASSAY_LOG_LEVEL=warn \
+  "$mailassay" serve >"$work/mailassay.log" 2>&1 &
+svc_pid=$!
+pids+=($svc_pid)
+base="http://127.0.0.1:$svc_port"
+for i in $(seq 1 100); do
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/health")" = 200 ] && break
+  kill -0 "$svc_pid" 2>/dev/null || { cat "$work/mailassay.log" >&2; exit 1; }
+  [ "$i" = 100 ] && { log "mailassay did not become healthy"; exit 1; }
+  sleep 0.1
+done
+sleep 1
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$svc_pid/status"; }
+rss_start=$(rss_kb)
+
+# --- account, key, warm caches ---------------------------------------------
+token=$(curl -sf -X POST "$base/v2/auth/signup" \
+  -H 'Content-Type: application/json' \
+  -d '{"organizationName":"Bench","email":"bench@cached.test","password":"bench-password-123"}' \
+  | jq -r .accessToken)
+[ -n "$token" ] && [ "$token" != null ] || { log "signup failed"; exit 1; }
+key=$(curl -sf -X POST "$base/v2/api-keys" -H "Authorization: Bearer $token" \
+  -H 'Content-Type: application/json' -d '{"name":"bench"}' | jq -r .key)
+[ -n "$key" ] && [ "$key" != null ] || { log "key creation failed"; exit 1; }
+
+validate() {
+  curl -s -w '\n%{http_code}' -X POST "$base/v2/email/validate" \
+    -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+    -d "{\"email\":\"$1\"}"
+}
+# The first call resolves cached.test through the peer; later ones hit the
+# DNS cache. Check both bodies so the benchmark measures what it claims.
+validate "jane.doe@cached.test" >"$work/warm1"
+validate "jane.doe@cached.test" >"$work/warm2"
+validate "not-an-address" >"$work/warm3"
+[ "$(tail -n1 "$work/warm2")" = 200 ] || { log "validate: $(cat "$work/warm2")"; exit 1; }
+[ "$(tail -n1 "$work/warm3")" = 200 ] || { log "validate: $(cat "$work/warm3")"; exit 1; }
+d_status=$(head -n1 "$work/warm2" | jq -r '.status // .result.status // empty')
+c_status=$(head -n1 "$work/warm3" | jq -r '.status // .result.status // empty')
+log "warm-up: cached.test -> ${d_status:-?}, not-an-address -> ${c_status:-?}"
+log "sample (d): $(head -n1 "$work/warm2" | head -c 400)"
+
+# --- wrk -------------------------------------------------------------------
+export BENCH_API_KEY=$key
+case_name=(bare hop health auth validate)
+case_label=("(a) bare RESTinio handler" "(a') bare + one CAF hop, no work"
+  "(b) GET /health (storage hop)"
+  "(c) validate, bad syntax (key cache + 1 hop)"
+  "(d) validate, cached DNS")
+
+# Converts a wrk latency ("812.00us", "1.23ms", "1.02s") to milliseconds.
+to_ms() {
+  awk -v v="$1" 'BEGIN {
+    n = v + 0
+    if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /m$/) n *= 60000; else if (v ~ /s$/) n *= 1000
+    printf "%.3f", n }'
+}
+
+run_case() { # case-index round -> prints "rps p50ms p99ms errors"
+  local i=$1 out="$work/wrk.$1.$2"
+  local args=(-c "$connections" -t "$threads" -d "$duration" --latency)
+  case "${case_name[$i]}" in
+    bare) wrk "${args[@]}" "http://127.0.0.1:$bare_port/" >"$out" ;;
+    hop) wrk "${args[@]}" "http://127.0.0.1:$hop_port/" >"$out" ;;
+    health) wrk "${args[@]}" "$base/health" >"$out" ;;
+    auth) BENCH_EMAIL=not-an-address wrk "${args[@]}" \
+        -s "$here/wrk/validate.lua" "$base/v2/email/validate" >"$out" ;;
+    validate) BENCH_EMAIL=jane.doe@cached.test wrk "${args[@]}" \
+        -s "$here/wrk/validate.lua" "$base/v2/email/validate" >"$out" ;;
+  esac
+  local rps p50 p99 bad errs
+  rps=$(awk '/^Requests\/sec/ {print $2}' "$out")
+  p50=$(to_ms "$(awk '$1 == "50%" {print $2}' "$out")")
+  p99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$out")")
+  bad=$(awk '/Non-2xx/ {print $NF}' "$out")
+  errs=$(awk '/Socket errors/ {gsub(",", ""); print $4 + $6 + $8 + $10}' "$out")
+  echo "$rps $p50 $p99 $(( ${bad:-0} + ${errs:-0} ))"
+}
+
+log "wrk: $connections connections, $threads threads, $duration per run," \
+  "$rounds round(s) of ${#case_name[@]} cases, interleaved"
+# Short warm-up of every server (connections, allocator, caches).
+for i in "${!case_name[@]}"; do
+  duration=2s run_case "$i" warm >/dev/null
+done
+declare -A result
+for r in $(seq 1 "$rounds"); do
+  for i in "${!case_name[@]}"; do
+    result[$i,$r]=$(run_case "$i" "$r")
+    kill -0 "$svc_pid" 2>/dev/null || { log "mailassay died during round $r"; exit 1; }
+    log "round $r ${case_name[$i]}: ${result[$i,$r]}"
+  done
+done
+sleep 2
+rss_end=$(rss_kb)
+
+# --- report ----------------------------------------------------------------
+median() { sort -g | awk '{v[NR] = $1} END {
+  if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR/2] + v[NR/2 + 1]) / 2 }'; }
+col() { # case column -> values over rounds
+  local r
+  for r in $(seq 1 "$rounds"); do
+    echo "${result[$1,$r]}" | awk -v c="$2" '{print $c}'
+  done
+}
+bare_rps=$(col 0 1 | median)
+echo
+echo "### HTTP benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo
+echo "wrk -c $connections -t $threads -d $duration, $rounds interleaved round(s); median per case; ratio = case / bare, same run."
+echo
+echo "| case | req/s | ratio vs bare | p50 ms | p99 ms | non-2xx + socket errors | per-round ratios |"
+echo "|---|---:|---:|---:|---:|---:|---|"
+for i in "${!case_name[@]}"; do
+  rps=$(col "$i" 1 | median)
+  p50=$(col "$i" 2 | median)
+  p99=$(col "$i" 3 | median)
+  bad=$(col "$i" 4 | awk '{s += $1} END {print s}')
+  per=$(for r in $(seq 1 "$rounds"); do
+      paste <(echo "${result[$i,$r]}" | cut -d' ' -f1) \
+        <(echo "${result[0,$r]}" | cut -d' ' -f1) \
+        | awk '{printf "%.2f ", $1 / $2}'
+    done)
+  ratio=$(awk -v a="$rps" -v b="$bare_rps" 'BEGIN {printf "%.2f", a / b}')
+  printf '| %s | %.0f | %s | %s | %s | %s | %s|\n' "${case_label[$i]}" "$rps" \
+    "$ratio" "$p50" "$p99" "$bad" "$per"
+  eval "ratio_$i=$ratio p50_$i=$p50 p99_$i=$p99"
+done
+verdict() { if awk "BEGIN {exit !($1)}"; then echo pass; else echo FAIL; fi; }
+echo
+echo "| target | measured | |"
+echo "|---|---|---|"
+echo "| (c) >= 0.75 x bare | $ratio_3 | $(verdict "$ratio_3 >= 0.75") |"
+echo "| (d) >= 0.60 x bare | $ratio_4 | $(verdict "$ratio_4 >= 0.60") |"
+echo "| (d) p50 <= 2 ms | $p50_4 ms | $(verdict "$p50_4 <= 2") |"
+echo "| (d) p99 <= 3 ms | $p99_4 ms | $(verdict "$p99_4 <= 3") |"
+echo "| mailassay RSS after start < 50 MB | $(awk -v k="$rss_start" 'BEGIN {printf "%.1f MB", k / 1024}') | $(verdict "$rss_start < 51200") |"
+echo "| mailassay RSS after the load (idle) < 50 MB | $(awk -v k="$rss_end" 'BEGIN {printf "%.1f MB", k / 1024}') | $(verdict "$rss_end < 51200") |"

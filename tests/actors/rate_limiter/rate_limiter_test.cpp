@@ -1,0 +1,233 @@
+#include "actors/rate_limiter.hpp"
+
+#include <caf/all.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+using namespace mailassay::actors;
+using namespace std::chrono_literals;
+using mailassay::core::limits::millis;
+
+namespace {
+
+const millis t0{10'000'000};
+
+// An actor system on CAF's deterministic scheduler: nothing runs until the
+// test calls run(), and time moves only with advance_time().
+struct fixture {
+  explicit fixture(rate_limiter_options opts = {}) {
+    cfg.set("scheduler.policy", caf::atom("testing"));
+    cfg.set("logger.verbosity", caf::atom("quiet"));
+    sys = std::make_unique<caf::actor_system>(cfg);
+    sched = &dynamic_cast<caf::scheduler::test_coordinator&>(sys->scheduler());
+    limiter = std::make_unique<rate_limiter>(*sys, opts);
+    sched->run();
+  }
+
+  ~fixture() {
+    limiter.reset();
+    sched->run();
+  }
+
+  limit_decision check(limit_check c) {
+    std::optional<limit_decision> out;
+    limiter->check(std::move(c), [&out](limit_decision d) { out = d; });
+    sched->run();
+    REQUIRE(out.has_value());
+    return *out;
+  }
+
+  limit_decision from_ip(const std::string& ip, millis now) {
+    limit_check c;
+    c.ip = ip_scope{ip, std::nullopt};
+    c.now = now;
+    return check(std::move(c));
+  }
+
+  limit_decision with_key(const std::string& id,
+                          mailassay::core::account::rate_limits limits,
+                          millis now) {
+    limit_check c;
+    c.key = key_scope{id, limits};
+    c.now = now;
+    return check(std::move(c));
+  }
+
+  void tick(std::chrono::milliseconds d) {
+    sched->advance_time(d);
+    sched->run();
+  }
+
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  caf::scheduler::test_coordinator* sched = nullptr;
+  std::unique_ptr<rate_limiter> limiter;
+};
+
+mailassay::core::account::rate_limits per_minute(std::int64_t n) {
+  mailassay::core::account::rate_limits l;
+  l.per_minute = n;
+  return l;
+}
+
+} // namespace
+
+TEST_SUITE("actors.rate_limiter") {
+  TEST_CASE("refuses the 101st request from one IP while another IP is "
+            "served") {
+    fixture f;
+    for (int i = 1; i <= 100; ++i) {
+      auto d = f.from_ip("198.51.100.1", t0 + millis{i});
+      REQUIRE(d.allowed);
+      CHECK(d.reported == "ip");
+      CHECK(d.limit == 100);
+    }
+    auto refused = f.from_ip("198.51.100.1", t0 + 100ms);
+    CHECK_FALSE(refused.allowed);
+    CHECK(refused.refused_by == "ip");
+    CHECK(refused.remaining == 0);
+    CHECK(refused.retry_after_seconds == 1);
+    auto other = f.from_ip("198.51.100.2", t0 + 100ms);
+    CHECK(other.allowed);
+    CHECK(other.remaining == 99);
+    // One token back after 600 ms.
+    CHECK(f.from_ip("198.51.100.1", t0 + 701ms).allowed);
+    CHECK(f.limiter->gauges().refused == 1);
+    CHECK(f.limiter->gauges().ip_buckets == 2);
+  }
+
+  TEST_CASE("uses the IP limit passed with the check over the default") {
+    fixture f;
+    limit_check c;
+    c.ip = ip_scope{"203.0.113.5", 2};
+    c.now = t0;
+    CHECK(f.check(c).allowed);
+    CHECK(f.check(c).allowed);
+    CHECK_FALSE(f.check(c).allowed);
+    c.ip->per_minute = 0; // unlimited
+    auto d = f.check(c);
+    CHECK(d.allowed);
+    CHECK(d.reported.empty());
+  }
+
+  TEST_CASE("enforces a key's per-minute limit") {
+    fixture f;
+    for (int i = 0; i < 5; ++i)
+      REQUIRE(f.with_key("key-1", per_minute(5), t0).allowed);
+    auto refused = f.with_key("key-1", per_minute(5), t0);
+    CHECK_FALSE(refused.allowed);
+    CHECK(refused.refused_by == "key");
+    CHECK(refused.limit == 5);
+    CHECK(refused.retry_after_seconds == 12);
+    CHECK(f.with_key("key-2", per_minute(5), t0).allowed);
+    CHECK(f.with_key("key-1", per_minute(5), t0 + 12s).allowed);
+  }
+
+  TEST_CASE("applies changed key limits to the very next request") {
+    fixture f;
+    for (int i = 0; i < 5; ++i)
+      REQUIRE(f.with_key("key-1", per_minute(5), t0).allowed);
+    CHECK_FALSE(f.with_key("key-1", per_minute(5), t0).allowed);
+    auto raised = f.with_key("key-1", per_minute(10), t0);
+    CHECK(raised.allowed);
+    CHECK(raised.limit == 10);
+    CHECK(raised.remaining == 4);
+    CHECK_FALSE(f.with_key("key-1", per_minute(2), t0).allowed);
+    mailassay::core::account::rate_limits day_only;
+    day_only.per_day = 1000;
+    auto d = f.with_key("key-1", day_only, t0);
+    CHECK(d.allowed);
+    CHECK(d.limit == 1000);
+    auto unlimited = f.with_key("key-1", {}, t0);
+    CHECK(unlimited.allowed);
+    CHECK(unlimited.reported.empty());
+    CHECK(f.limiter->gauges().key_buckets == 0);
+  }
+
+  TEST_CASE("reports the tightest window across scopes and consumes none "
+            "when one refuses") {
+    fixture f;
+    limit_check c;
+    c.ip = ip_scope{"198.51.100.7", std::nullopt};
+    c.key = key_scope{"key-9", per_minute(3)};
+    c.now = t0;
+    auto first = f.check(c);
+    CHECK(first.reported == "key");
+    CHECK(first.limit == 3);
+    CHECK(first.remaining == 2);
+    f.check(c);
+    f.check(c);
+    auto refused = f.check(c);
+    CHECK_FALSE(refused.allowed);
+    CHECK(refused.refused_by == "key");
+    // The refused requests took nothing from the IP bucket.
+    auto ip_only = f.from_ip("198.51.100.7", t0);
+    CHECK(ip_only.remaining == 96);
+  }
+
+  TEST_CASE("limits the widget per device and per IP") {
+    fixture f;
+    limit_check c;
+    c.device = widget_scope{"device-1", 2, 60s};
+    c.widget_ip = widget_scope{"198.51.100.8", 3, 60s};
+    c.now = t0;
+    CHECK(f.check(c).allowed);
+    CHECK(f.check(c).allowed);
+    auto by_device = f.check(c);
+    CHECK_FALSE(by_device.allowed);
+    CHECK(by_device.refused_by == "device");
+    c.device->id = "device-2";
+    CHECK(f.check(c).allowed);
+    auto by_ip = f.check(c);
+    CHECK_FALSE(by_ip.allowed);
+    CHECK(by_ip.refused_by == "ip");
+  }
+
+  TEST_CASE("answers a limit_check request from another actor") {
+    fixture f;
+    caf::scoped_actor self{*f.sys};
+    limit_check c;
+    c.ip = ip_scope{"198.51.100.3", std::nullopt};
+    c.now = t0;
+    self->send(f.limiter->handle(), c);
+    f.sched->run();
+    bool answered = false;
+    self->receive([&](const limit_decision& d) {
+      answered = true;
+      CHECK(d.allowed);
+      CHECK(d.remaining == 99);
+    });
+    CHECK(answered);
+  }
+
+  TEST_CASE("the eviction tick and the table bound keep memory bounded") {
+    rate_limiter_options opts;
+    opts.max_ip_buckets = 1000;
+    opts.sweep_interval = 10s;
+    fixture f(opts);
+    for (int i = 0; i < 5000; ++i) {
+      std::string ip = "10.0.";
+      ip += std::to_string(i / 256);
+      ip += '.';
+      ip += std::to_string(i % 256);
+      REQUIRE(f.from_ip(ip, t0).allowed);
+      REQUIRE(f.limiter->gauges().ip_buckets <= 1000);
+    }
+    CHECK(f.limiter->gauges().evictions == 4000);
+    // One busy client: empty bucket, full again only after 60 s.
+    limit_check busy;
+    busy.ip = ip_scope{"203.0.113.1", std::nullopt};
+    busy.now = t0;
+    for (int i = 0; i < 100; ++i)
+      f.check(busy);
+    f.tick(10s);
+    CHECK(f.limiter->gauges().ip_buckets == 1);
+    CHECK(f.limiter->gauges().swept == 999);
+    f.tick(50s);
+    CHECK(f.limiter->gauges().ip_buckets == 0);
+  }
+}

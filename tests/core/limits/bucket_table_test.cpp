@@ -1,0 +1,102 @@
+#include "core/limits/bucket_table.hpp"
+#include "core/limits/multi_window.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace mailassay::core::limits;
+using namespace std::chrono_literals;
+
+namespace {
+
+const millis t0{5'000'000};
+const window_spec per_minute_100{100, 60s};
+
+std::string key_of(int i) {
+  std::string key = "k";
+  key += std::to_string(i);
+  return key;
+}
+
+token_bucket& take_for(bucket_table<std::string>& table, const std::string& key,
+                       millis now) {
+  auto& b = table.find_or_insert(
+      key, now, [&] { return token_bucket(per_minute_100, now); });
+  b.take(now);
+  return b;
+}
+
+} // namespace
+
+TEST_SUITE("core.limits.bucket_table") {
+  TEST_CASE("a flood of 100000 distinct keys stays within the bound") {
+    bucket_table<std::string> table(1000);
+    for (int i = 0; i < 100000; ++i) {
+      take_for(table, key_of(i), t0);
+      REQUIRE(table.size() <= 1000);
+    }
+    CHECK(table.size() == 1000);
+    CHECK(table.evictions() == 99000);
+  }
+
+  TEST_CASE("evicts full buckets before busy ones") {
+    bucket_table<std::string> table(3);
+    take_for(table, "busy-old", t0).take(t0, 49);
+    take_for(table, "idle", t0);
+    take_for(table, "busy-new", t0 + 1s).take(t0 + 1s, 49);
+    table.find("idle"); // most recently used, yet full again by t0 + 2s
+    take_for(table, "newcomer", t0 + 2s);
+    CHECK(table.size() == 3);
+    CHECK(table.find("busy-old") != nullptr);
+    CHECK(table.find("busy-new") != nullptr);
+    CHECK(table.find("idle") == nullptr);
+    CHECK(table.evictions() == 1);
+    CHECK(table.active_evictions() == 0);
+  }
+
+  TEST_CASE("without full buckets, evicts the least recently used") {
+    bucket_table<std::string> table(2);
+    take_for(table, "a", t0);
+    take_for(table, "b", t0);
+    take_for(table, "a", t0); // a is now the most recent
+    take_for(table, "c", t0);
+    CHECK(table.find("a") != nullptr);
+    CHECK(table.find("b") == nullptr);
+    CHECK(table.find("c") != nullptr);
+    CHECK(table.active_evictions() == 1);
+  }
+
+  TEST_CASE("sweep removes every full bucket and keeps the rest") {
+    bucket_table<std::string> table(100);
+    for (int i = 0; i < 50; ++i)
+      take_for(table, key_of(i), t0);
+    auto& heavy = *table.find(key_of(7));
+    heavy.take(t0, 99);
+    CHECK(table.sweep(t0 + 599ms) == 0);
+    CHECK(table.sweep(t0 + 600ms) == 49);
+    CHECK(table.size() == 1);
+    CHECK(table.find(key_of(7)) != nullptr);
+    CHECK(table.sweep(t0 + 60s) == 1);
+    CHECK(table.size() == 0);
+    CHECK(table.swept() == 50);
+  }
+
+  TEST_CASE("holds multi-window buckets too") {
+    bucket_table<std::string, multi_window> table(10);
+    auto& w = table.find_or_insert("key-1", t0, [] {
+      return multi_window(key_windows(2, std::nullopt, std::nullopt), t0);
+    });
+    w.take(t0);
+    CHECK(table.sweep(t0 + 29s) == 0);
+    CHECK(table.sweep(t0 + 30s) == 1);
+  }
+
+  TEST_CASE("erase forgets a key") {
+    bucket_table<std::string> table(4);
+    take_for(table, "x", t0);
+    CHECK(table.erase("x"));
+    CHECK_FALSE(table.erase("x"));
+    CHECK(table.size() == 0);
+  }
+}

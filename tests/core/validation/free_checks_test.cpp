@@ -1,0 +1,170 @@
+#include "shipped_lists.hpp"
+
+#include "core/risk/risk.hpp"
+#include "core/validation/free_checks.hpp"
+
+#include <doctest/doctest.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+using namespace mailassay::core;
+using mailassay::tests::shipped_lists;
+
+namespace {
+
+syntax::parsed_address parsed(std::string_view input) {
+  syntax::options opts;
+  return syntax::parse(input, opts);
+}
+
+validation::free_checks checks(std::string_view input,
+                               const validation::toggles& t = {}) {
+  auto a = parsed(input);
+  return validation::run_free_checks(shipped_lists(), a, t);
+}
+
+struct row {
+  std::string_view input;
+  bool disposable;
+  bool free_provider;
+  std::string_view role; // "" for none
+  bool random;
+  std::string_view suggestion; // "" for none
+};
+
+} // namespace
+
+TEST_SUITE("core.validation") {
+  TEST_CASE("runs every enabled check on the shipped lists") {
+    constexpr row rows[] = {
+        {"anna.schmidt@gmail.com", false, true, "", false, ""},
+        {"Anna.Schmidt@GMAIL.COM", false, true, "", false, ""},
+        {"maria.garcia83@yahoo.com", false, true, "", false, ""},
+        {"j.smith1987@example-shop.de", false, false, "", false, ""},
+        {"krzysztof.szczepanski@example-shop.pl", false, false, "", false, ""},
+        {"info@mailinator.com", true, false, "info", false, ""},
+        {"anna@eu.mailinator.com", true, false, "", false, ""},
+        {"sales@example-shop.de", false, false, "sales", false, ""},
+        {"no-reply@example-shop.de", false, false, "no-reply", false, ""},
+        {"postmaster+bounces@example-shop.de", false, false, "postmaster",
+         false, ""},
+        {"x8f7q2z9k4m1@gmail.com", false, true, "", true, ""},
+        {"3f2504e0-4f89-11d3-9a0c-0305e82c3301@example-shop.de", false, false,
+         "", true, ""},
+        {"asdfghjkl@example-shop.de", false, false, "", true, ""},
+        // Typo-squatting domains are often on the disposable list too.
+        {"anna@gmial.com", true, false, "", false, "gmail.com"},
+        {"anna@hotmail.con", false, false, "", false, "hotmail.com"},
+        {"anna@example-shop.cmo", false, false, "", false, "example-shop.com"},
+        // A well-formed address literal skips the domain and local checks.
+        {"info@[192.0.2.1]", false, false, "", false, ""},
+    };
+    for (const auto& r : rows) {
+      CAPTURE(r.input);
+      auto c = checks(r.input);
+      REQUIRE(c.disposable.has_value());
+      REQUIRE(c.role_account.has_value());
+      REQUIRE(c.random.has_value());
+      CHECK(*c.disposable == r.disposable);
+      CHECK(c.free_provider == r.free_provider);
+      CHECK(*c.role_account == !r.role.empty());
+      CHECK(c.role == r.role);
+      CHECK(c.random->is_random == r.random);
+      CHECK(c.suggested_domain.value_or("") == r.suggestion);
+      CHECK_FALSE(c.first_name.has_value()); // enrichment is off by default
+    }
+  }
+
+  TEST_CASE("gives false, not null, for an address that did not parse") {
+    for (auto input : {"anna@@gmail.com", "info@mailinator", "", "info"}) {
+      CAPTURE(input);
+      auto c = checks(input);
+      CHECK(c.disposable == std::optional<bool>{false});
+      CHECK(c.role_account == std::optional<bool>{false});
+      REQUIRE(c.random.has_value());
+      CHECK_FALSE(c.random->is_random);
+      CHECK_FALSE(c.free_provider);
+      CHECK(c.role.empty());
+      CHECK_FALSE(c.suggested_domain.has_value());
+    }
+  }
+
+  TEST_CASE("reports a switched-off check as null") {
+    validation::toggles off;
+    off.disposable = false;
+    off.role_account = false;
+    off.random_detection = false;
+    for (auto input :
+         {"info@mailinator.com", "x8f7q2z9k4m1@gmail.com", "anna@@gmail.com"}) {
+      CAPTURE(input);
+      auto c = checks(input, off);
+      CHECK_FALSE(c.disposable.has_value());
+      CHECK_FALSE(c.role_account.has_value());
+      CHECK(c.role.empty());
+      CHECK_FALSE(c.random.has_value());
+      CHECK_FALSE(c.first_name.has_value());
+    }
+    // The free-provider flag and the typo suggestion have no switch.
+    CHECK(checks("anna@gmail.com", off).free_provider);
+    CHECK(checks("anna@gmial.com", off).suggested_domain ==
+          std::optional<std::string>{"gmail.com"});
+  }
+
+  TEST_CASE("finds the first name only with enrichment, never for a role") {
+    validation::toggles enriched;
+    enriched.enrichment = true;
+    CHECK(checks("maria.garcia83@gmail.com", enriched).first_name ==
+          std::optional<std::string>{"Maria"});
+    CHECK_FALSE(checks("info@example-shop.de", enriched).first_name);
+    CHECK_FALSE(checks("j.smith@example-shop.de", enriched).first_name);
+    CHECK_FALSE(checks("maria.garcia83@gmail.com").first_name);
+    // Enrichment without the role check still keeps roles nameless.
+    enriched.role_account = false;
+    auto c = checks("sales@example-shop.de", enriched);
+    CHECK_FALSE(c.role_account.has_value());
+    CHECK_FALSE(c.first_name.has_value());
+  }
+
+  TEST_CASE("never suggests a correction for a free provider") {
+    for (auto input : {"anna@gmx.com", "anna@ymail.com", "anna@hotmail.fr",
+                       "anna@live.com"}) {
+      CAPTURE(input);
+      CHECK_FALSE(checks(input).suggested_domain.has_value());
+    }
+  }
+
+  TEST_CASE("agrees with risk::assess and gives the same answer every time") {
+    validation::toggles all;
+    all.enrichment = true;
+    for (auto input :
+         {"anna.schmidt@gmail.com", "info@mailinator.com",
+          "x8f7q2z9k4m1@gmail.com", "anna@gmial.com", "sales.team@acme.co.uk",
+          "JohnSmith@Example-Shop.DE", "zhang.wei+news@qq.com",
+          "qwerty123@yahoo.co.uk", "dGhpcyBpcyBiYXNl@example-shop.de",
+          "müller@example-shop.de"}) {
+      CAPTURE(input);
+      auto a = parsed(input);
+      REQUIRE(a.valid);
+      auto c = validation::run_free_checks(shipped_lists(), a, all);
+      auto again = validation::run_free_checks(shipped_lists(), a, all);
+      auto r =
+          risk::assess(shipped_lists(), a.local_part, a.ascii_domain, true);
+      CHECK(*c.disposable == r.disposable);
+      CHECK(c.free_provider == r.free_provider);
+      CHECK(c.role == r.role.value_or(""));
+      CHECK(c.random->is_random == r.random.is_random);
+      CHECK(c.random->score == r.random.score);
+      CHECK(c.random->reason == r.random.reason);
+      CHECK(c.suggested_domain == r.suggestion);
+      CHECK(c.first_name == r.first_name);
+      CHECK(*again.disposable == *c.disposable);
+      CHECK(again.free_provider == c.free_provider);
+      CHECK(again.role == c.role);
+      CHECK(again.random->score == c.random->score);
+      CHECK(again.suggested_domain == c.suggested_domain);
+      CHECK(again.first_name == c.first_name);
+    }
+  }
+}
