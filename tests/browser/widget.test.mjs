@@ -133,19 +133,24 @@ test("an invalid address shows the error", async () => {
 test("a page with an unrestricted key gets no verdict", async () => {
   const page = await browser.newPage();
   const outcomes = [];
+  // Only the POST counts (a CORS preflight may come first). The 403
+  // carries no CORS grant, so the browser may report it as a response, as
+  // failed, or both.
+  const isPost = (req) =>
+    req.url().endsWith("/v2/widget/validate") && req.method() === "POST";
   page.on("response", (r) => {
-    if (r.url().endsWith("/v2/widget/validate")) outcomes.push(r.status());
+    if (isPost(r.request())) outcomes.push(r.status());
   });
-  // The 403 carries no CORS grant, so the browser may report it as failed.
-  page.on("requestfailed", (r) => {
-    if (r.url().endsWith("/v2/widget/validate")) outcomes.push("failed");
+  page.on("requestfailed", (req) => {
+    if (isPost(req)) outcomes.push("failed");
   });
   await page.goto(`http://127.0.0.1:${pagePort}/open`);
   await typeAndBlur(page, "jane@gmial.com");
   for (let i = 0; i < 100 && outcomes.length === 0; i++)
     await new Promise((r) => setTimeout(r, 50));
-  assert.equal(outcomes.length, 1);
-  assert.ok(outcomes[0] === 403 || outcomes[0] === "failed", String(outcomes));
+  assert.ok(outcomes.length >= 1);
+  for (const o of outcomes)
+    assert.ok(o === 403 || o === "failed", String(outcomes));
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(await page.locator(".mailassay-suggestion").count(), 0);
   assert.equal(await page.locator('.mailassay-message[data-status]').count(), 0);
