@@ -6,13 +6,14 @@ namespace mailassay::core {
 
 namespace {
 
-struct civil {
-  std::int64_t year;
-  unsigned month, day;
-};
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
+} // namespace
 
 // Howard Hinnant's days-to-civil algorithm (proleptic Gregorian, UTC).
-civil civil_from_days(std::int64_t z) {
+civil_date civil_from_days(std::int64_t z) {
   z += 719468;
   auto era = (z >= 0 ? z : z - 146096) / 146097;
   auto doe = static_cast<unsigned>(z - era * 146097);
@@ -25,11 +26,14 @@ civil civil_from_days(std::int64_t z) {
   return {y + (m <= 2), m, d};
 }
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  auto era = (y >= 0 ? y : y - 399) / 400;
+  auto yoe = static_cast<unsigned>(y - era * 400);
+  auto doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  auto doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
-
-} // namespace
 
 std::string iso8601(std::int64_t t) {
   auto days = floor_div(t, 86400);

@@ -1,39 +1,12 @@
 #include "core/usage/calendar.hpp"
 
+#include "core/base/time_format.hpp"
+
 #include <cstdio>
 
 namespace mailassay::core::usage {
 
 namespace {
-
-struct civil {
-  std::int64_t year;
-  unsigned month, day;
-};
-
-// Howard Hinnant's civil-from-days and days-from-civil algorithms
-// (proleptic Gregorian), as in core/base/time_format.cpp.
-civil civil_from_days(std::int64_t z) {
-  z += 719468;
-  auto era = (z >= 0 ? z : z - 146096) / 146097;
-  auto doe = static_cast<unsigned>(z - era * 146097);
-  auto yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  auto y = static_cast<std::int64_t>(yoe) + era * 400;
-  auto doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  auto mp = (5 * doy + 2) / 153;
-  auto d = doy - (153 * mp + 2) / 5 + 1;
-  auto m = mp < 10 ? mp + 3 : mp - 9;
-  return {y + (m <= 2), m, d};
-}
-
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  auto era = (y >= 0 ? y : y - 399) / 400;
-  auto yoe = static_cast<unsigned>(y - era * 400);
-  auto doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  auto doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
 
 bool is_leap(std::int64_t y) {
   return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
