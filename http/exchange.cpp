@@ -120,9 +120,12 @@ void exchange::respond(response r) {
   auto elapsed = std::chrono::duration<double>(
                    std::chrono::steady_clock::now() - s.started)
                    .count();
-  // Counted before the write, so a client's next request sees it.
+  // Counted before the write, so a client's next request sees it (metrics,
+  // and the usage record a stats request then flushes).
   if (s.stats)
     s.stats->observe(s.route, r.status, elapsed);
+  if (s.answered)
+    s.answered(r.status);
   out.done();
   actors::log_event(
     r.status >= 500 ? actors::log_level::error : actors::log_level::info,
@@ -132,8 +135,6 @@ void exchange::respond(response r) {
      {"route", s.route},
      {"status", std::to_string(r.status)},
      {"duration_ms", std::to_string(elapsed * 1000.0)}});
-  if (s.answered)
-    s.answered(r.status);
   if (s.in_flight)
     s.in_flight->fetch_sub(1);
   // Drop the handle now: a held handle keeps the connection alive.
