@@ -1,8 +1,7 @@
 #include "http/exchange.hpp"
 
-#include "core/base/ascii.hpp"
-
 #include "actors/log.hpp"
+#include "core/base/ascii.hpp"
 #include "http/errors.hpp"
 #include "http/exchange_impl.hpp"
 #include "http/metrics.hpp"
@@ -53,8 +52,7 @@ request_view::query_param(std::string_view name) const {
   return std::nullopt;
 }
 
-exchange::exchange(std::unique_ptr<impl> p) : impl_(std::move(p)) {
-}
+exchange::exchange(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
 
 exchange::~exchange() {
   // Everyone who could answer let go of the request: never leave a client
@@ -98,8 +96,8 @@ void exchange::respond(response r) {
     asio::post(executor, [timer = std::move(s.deadline)] { timer->cancel(); });
   }
   auto out = s.req->create_response(restinio::http_status_line_t{
-    restinio::http_status_code_t{static_cast<std::uint16_t>(r.status)},
-    reason_of(r.status)});
+      restinio::http_status_code_t{static_cast<std::uint16_t>(r.status)},
+      reason_of(r.status)});
   if (r.status != 204)
     out.append_header(restinio::http_field::content_type, r.content_type);
   out.append_header("X-Request-Id", s.id);
@@ -118,8 +116,8 @@ void exchange::respond(response r) {
   if (r.status != 204)
     out.set_body(std::move(r.body));
   auto elapsed = std::chrono::duration<double>(
-                   std::chrono::steady_clock::now() - s.started)
-                   .count();
+                     std::chrono::steady_clock::now() - s.started)
+                     .count();
   // Counted before the write, so a client's next request sees it (metrics,
   // and the usage record a stats request then flushes).
   if (s.stats)
@@ -127,14 +125,17 @@ void exchange::respond(response r) {
   if (s.answered)
     s.answered(r.status);
   out.done();
-  actors::log_event(
-    r.status >= 500 ? actors::log_level::error : actors::log_level::info,
-    "http_request",
-    {{"request_id", s.id},
-     {"method", s.view.method},
-     {"route", s.route},
-     {"status", std::to_string(r.status)},
-     {"duration_ms", std::to_string(elapsed * 1000.0)}});
+  auto level =
+      r.status >= 500 ? actors::log_level::error : actors::log_level::info;
+  // The fields cost more than the request at `warn`: build them only when
+  // the line is written.
+  if (actors::log_enabled(level))
+    actors::log_event(level, "http_request",
+                      {{"request_id", s.id},
+                       {"method", s.view.method},
+                       {"route", s.route},
+                       {"status", std::to_string(r.status)},
+                       {"duration_ms", std::to_string(elapsed * 1000.0)}});
   if (s.in_flight)
     s.in_flight->fetch_sub(1);
   // Drop the handle now: a held handle keeps the connection alive.
@@ -158,8 +159,8 @@ void exchange::json(int status, std::string body) {
 
 void exchange::fail(const core::error& e) {
   response r{status_of(e.code), error_body(e), "application/json", {}};
-  if (e.code == core::errc::rate_limited
-      || e.code == core::errc::widget_rate_limited)
+  if (e.code == core::errc::rate_limited ||
+      e.code == core::errc::widget_rate_limited)
     r.headers.emplace_back("Retry-After", std::to_string(e.retry_after));
   if (e.code == core::errc::internal)
     actors::log_event(actors::log_level::error, "internal_error",
