@@ -1,18 +1,18 @@
-#include <csignal>
-#include <iostream>
-
-#include <caf/all.hpp>
-
 #include "actors/key_cache.hpp"
 #include "actors/log.hpp"
 #include "actors/storage_pool.hpp"
 #include "actors/usage_recorder.hpp"
 #include "actors/validation_pool.hpp"
-#include "net/dns_resolver.hpp"
 #include "app/app.hpp"
 #include "http/server.hpp"
 #include "http/services.hpp"
+#include "net/dns_resolver.hpp"
 #include "security/password.hpp"
+
+#include <caf/all.hpp>
+
+#include <csignal>
+#include <iostream>
 
 namespace mailassay::app {
 
@@ -44,7 +44,8 @@ void add_pool_gauges(http::metrics& stats, const std::string& name, int size,
   stats.add_gauge("mailassay_pool_queued" + label,
                   "Jobs waiting in an actor pool's mailboxes.",
                   [g] { return static_cast<double>(g->queued.load()); });
-  stats.add_gauge("mailassay_pool_busy" + label, "Jobs running in an actor pool.",
+  stats.add_gauge("mailassay_pool_busy" + label,
+                  "Jobs running in an actor pool.",
                   [g] { return static_cast<double>(g->busy.load()); });
 }
 
@@ -101,18 +102,37 @@ int serve(const config::settings& cfg) {
   actors::storage_pool pool{sys, cfg, keys, secret};
   actors::validation_pool validation{sys, validator, cfg.validation.workers};
   actors::usage_recorder usage{sys, actors::storage_usage_sink(pool)};
+  actors::rate_limiter_options limiter_opts;
+  limiter_opts.ip_per_minute = cfg.limits.ip_per_minute;
+  actors::rate_limiter limiter{sys, limiter_opts};
+  auto trusted =
+      core::limits::trusted_networks::parse(cfg.http.trusted_proxies);
+  if (!trusted) {
+    std::cerr
+        << "mailassay: invalid configuration: MAILASSAY_HTTP_TRUSTED_PROXIES "
+        << trusted.error_value().message << "\n";
+    return 2;
+  }
   add_pool_gauges(stats, "storage", pool.size(), pool.gauges());
-  stats.add_gauge("mailassay_usage_pending",
-                  "Usage counts waiting to be written.", [&usage] {
-                    return static_cast<double>(usage.gauges().pending.load());
-                  });
+  stats.add_gauge(
+      "mailassay_usage_pending", "Usage counts waiting to be written.",
+      [&usage] { return static_cast<double>(usage.gauges().pending.load()); });
   add_pool_gauges(stats, "validation", validation.size(), validation.gauges());
   add_dns_gauges(stats, validator);
   stats.add_gauge("mailassay_auth_key_cache_entries",
                   "API keys held in the authentication cache.",
                   [&keys] { return static_cast<double>(keys.size()); });
 
-  http::services svc{cfg, pool, keys, validation, usage, stats, MAILASSAY_VERSION, unix_now(),
+  http::services svc{cfg,
+                     pool,
+                     keys,
+                     validation,
+                     usage,
+                     limiter,
+                     std::move(*trusted),
+                     stats,
+                     MAILASSAY_VERSION,
+                     unix_now(),
                      unix_now};
   stats.add_gauge("mailassay_http_in_flight", "Requests being handled.",
                   [&svc] { return static_cast<double>(svc.in_flight.load()); });
@@ -136,6 +156,7 @@ int serve(const config::settings& cfg) {
   // goes away.
   // Usage counted so far is written before the workers go away.
   usage.flush_and_stop();
+  limiter.stop();
   validation.stop();
   pool.stop();
   sys.await_all_actors_done();

@@ -25,6 +25,8 @@ struct request_view {
   std::string query;
   std::string body;
   std::string peer_ip;
+  std::string client_ip; ///< Peer, or the first X-Forwarded-For hop of a
+                         ///< trusted proxy.
   std::vector<std::pair<std::string, std::string>> headers;
   std::map<std::string, std::string> params; ///< From the route pattern.
 

@@ -51,6 +51,9 @@ struct server::impl {
     auto p = std::make_unique<exchange::impl>();
     p->started = std::chrono::steady_clock::now();
     p->view = make_view(req);
+    auto xff = p->view.header("X-Forwarded-For");
+    p->view.client_ip = core::limits::client_ip(
+      p->view.peer_ip, xff ? *xff : std::string_view{}, svc.trusted_proxies);
     p->req = std::move(req);
     p->stats = &svc.stats;
     p->in_flight = &svc.in_flight;

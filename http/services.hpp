@@ -1,17 +1,19 @@
 #pragma once
 
+#include "actors/key_cache.hpp"
+#include "actors/rate_limiter.hpp"
+#include "actors/storage_pool.hpp"
+#include "actors/usage_recorder.hpp"
+#include "actors/validation_pool.hpp"
+#include "config/settings.hpp"
+#include "core/limits/client_ip.hpp"
+#include "http/metrics.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
-
-#include "actors/key_cache.hpp"
-#include "actors/storage_pool.hpp"
-#include "actors/usage_recorder.hpp"
-#include "actors/validation_pool.hpp"
-#include "config/settings.hpp"
-#include "http/metrics.hpp"
 
 namespace mailassay::http {
 
@@ -22,9 +24,11 @@ struct services {
   actors::key_cache& keys;
   actors::validation_pool& validation;
   actors::usage_recorder& usage;
+  actors::rate_limiter& limiter;
+  core::limits::trusted_networks trusted_proxies;
   metrics& stats;
-  std::string version;         ///< Build version, e.g. "0.1.0".
-  std::int64_t started_at = 0; ///< Unix seconds.
+  std::string version;               ///< Build version, e.g. "0.1.0".
+  std::int64_t started_at = 0;       ///< Unix seconds.
   std::function<std::int64_t()> now; ///< Unix seconds.
   std::atomic<std::int64_t> in_flight{0};
   std::atomic<bool> draining{false};

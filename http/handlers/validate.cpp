@@ -1,7 +1,9 @@
 #include "core/base/ascii.hpp"
 #include "http/embedded_text.hpp"
-#include "security/digest.hpp"
 #include "http/handler_support.hpp"
+#include "security/digest.hpp"
+
+#include <chrono>
 
 namespace mailassay::http {
 
@@ -46,8 +48,8 @@ void run_validation(call c, const uc::principal& who,
     const auto& cfg = who.key->config;
     if (in->smtp && !cfg.smtp)
       return c.ex->fail(core::make_error(
-        core::errc::forbidden,
-        "SMTP verification is not enabled for this API key (config.smtp)"));
+          core::errc::forbidden,
+          "SMTP verification is not enabled for this API key (config.smtp)"));
     req.toggles = {cfg.disposable, cfg.role_account, cfg.random_detection,
                    cfg.enrichment};
   }
@@ -72,10 +74,9 @@ void with_fast_principal(call c, Next next) {
       return c.ex->fail(cached->error_value());
     return next(c, **cached);
   }
-  with_principal(c, false,
-                 [c, next](uc::account_env&, const uc::principal& who) {
-                   next(c, who);
-                 });
+  with_principal(
+      c, false,
+      [c, next](uc::account_env&, const uc::principal& who) { next(c, who); });
 }
 
 void handle_widget_validate(call c) {
@@ -84,22 +85,39 @@ void handle_widget_validate(call c) {
     // Only a key that works from its own sites may sit in a page.
     if (!who.key || who.key->allowed_domains.empty())
       return c.ex->fail(core::make_error(
-        core::errc::forbidden,
-        "The widget needs an API key restricted with allowedDomains"));
+          core::errc::forbidden,
+          "The widget needs an API key restricted with allowedDomains"));
     run_validation(c, who, in);
   });
 }
 
 void handle_widget_script(call c) {
-  c.ex->respond(response{200, std::string{widget_script()},
+  c.ex->respond(response{200,
+                         std::string{widget_script()},
                          "application/javascript; charset=utf-8",
                          {{"Cache-Control", "public, max-age=300"}}});
 }
 
 void handle_validate(call c) {
-  auto in = codec::validation(c.req());
-  with_fast_principal(c, [in](call c, const uc::principal& who) {
-    run_validation(c, who, in);
+  // The per-IP window is checked before anything else, so a flood of bad
+  // credentials costs no storage lookups.
+  actors::limit_check check;
+  check.ip = actors::ip_scope{c.req().client_ip, std::nullopt};
+  check.now = std::chrono::duration_cast<core::limits::millis>(
+      std::chrono::steady_clock::now().time_since_epoch());
+  c.svc->limiter.check(std::move(check), [c](actors::limit_decision d) {
+    c.ex->set_rate({d.limit, d.remaining, d.reset_seconds});
+    if (!d.allowed) {
+      auto e = core::make_error(
+          core::errc::rate_limited,
+          "Too many requests from this IP, please try again later");
+      e.retry_after = d.retry_after_seconds;
+      return c.ex->fail(e);
+    }
+    auto in = codec::validation(c.req());
+    with_fast_principal(c, [in](call c, const uc::principal& who) {
+      run_validation(c, who, in);
+    });
   });
 }
 
