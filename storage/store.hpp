@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/account/records.hpp"
+#include "core/batch/job.hpp"
 #include "core/base/expected.hpp"
 
 namespace mailassay::storage {
@@ -192,6 +193,84 @@ public:
   virtual expected<std::int64_t>
   distinct_addresses(const std::string& key_id, const std::string& from_day,
                      const std::string& to_day) = 0;
+
+  // -- batch jobs (docs/batch.md) -------------------------------------------
+
+  /// Stores a new queued job and its items in one transaction. When
+  /// `j.credits_reserved` > 0 the credits are taken from the organization in
+  /// the same transaction (ledger kind `batch_reserve`, reference = job id);
+  /// short -> errc::insufficient_credits. Another active job of the
+  /// organization -> errc::active_job_exists (enforced by a partial unique
+  /// index, so also across processes). On any error nothing is written.
+  virtual expected<unit>
+  create_batch_job(const core::batch::job& j,
+                   const std::vector<core::batch::item>& items) = 0;
+
+  /// Returns one job of an organization (not_found for other orgs' jobs).
+  virtual expected<core::batch::job>
+  get_batch_job(const std::string& organization_id,
+                const std::string& job_id) = 0;
+
+  /// Lists an organization's jobs, newest first, at most `limit`.
+  virtual expected<std::vector<core::batch::job>>
+  list_batch_jobs(const std::string& organization_id, std::int64_t limit) = 0;
+
+  /// Cancels an active job: status cancelled, finished_at = now, lease
+  /// cleared, and the unspent reservation (credits_reserved - credits_used)
+  /// refunded (ledger kind `batch_refund`) in one transaction. A job that is
+  /// no longer active -> errc::conflict. Returns the updated job.
+  virtual expected<core::batch::job>
+  cancel_batch_job(const std::string& organization_id,
+                   const std::string& job_id, std::int64_t now) = 0;
+
+  /// Claims one job for `owner` until now + lease_seconds: the oldest queued
+  /// job, or a processing job whose lease ran out (its owner died). Sets
+  /// status processing and started_at (first claim only). Two processes never
+  /// claim the same job (PostgreSQL: SELECT ... FOR UPDATE SKIP LOCKED).
+  /// nullopt when there is nothing to claim.
+  virtual expected<std::optional<core::batch::job>>
+  claim_batch_job(const std::string& owner, std::int64_t lease_seconds,
+                  std::int64_t now) = 0;
+
+  /// Extends the lease of a processing job `owner` holds. Returns false when
+  /// the job is no longer processing or another owner holds it.
+  virtual expected<bool> renew_batch_lease(const std::string& job_id,
+                                           const std::string& owner,
+                                           std::int64_t lease_seconds,
+                                           std::int64_t now) = 0;
+
+  /// Returns up to `limit` items of a job that are not done, seq > after_seq,
+  /// ascending by seq.
+  virtual expected<std::vector<core::batch::item>>
+  pending_batch_items(const std::string& job_id, std::int64_t after_seq,
+                      std::int64_t limit) = 0;
+
+  /// Checkpoint: in one transaction, stores the results of `done` items
+  /// (matched by seq; items already done are skipped, so a replay after a
+  /// crash changes nothing), adds the newly done ones to processed, counts
+  /// (by status) and credits_used, and renews the lease. Only while the job
+  /// is processing and held by `owner`; otherwise errc::conflict and nothing
+  /// is written. Returns the updated job.
+  virtual expected<core::batch::job>
+  save_batch_results(const std::string& job_id, const std::string& owner,
+                     const std::vector<core::batch::item>& done,
+                     std::int64_t lease_seconds, std::int64_t now) = 0;
+
+  /// Ends a processing job held by `owner` with `final_status` (completed or
+  /// failed): finished_at = now, lease cleared, the unspent reservation
+  /// refunded, in one transaction. Not held / not processing ->
+  /// errc::conflict. Returns the updated job.
+  virtual expected<core::batch::job>
+  finish_batch_job(const std::string& job_id, const std::string& owner,
+                   core::batch::job_status final_status, std::int64_t now) = 0;
+
+  /// Returns up to `limit` items of a job with seq > after_seq, ascending;
+  /// done only when `done_only`; when `statuses` is not empty only done items
+  /// whose status is listed. Used to stream exports page by page.
+  virtual expected<std::vector<core::batch::item>>
+  batch_items(const std::string& job_id, std::int64_t after_seq,
+              std::int64_t limit, bool done_only,
+              const std::vector<std::string>& statuses) = 0;
 };
 
 /// Opens a store from a database URL: `sqlite:///abs/path.db`,

@@ -1,0 +1,96 @@
+#pragma once
+
+// The records of a batch job (docs/batch.md). Plain data shared by storage,
+// the batch supervisor, http/ and the CLI.
+//
+//   queued --claim--> processing --all items done--> completed
+//      \                  |  \--unrecoverable error--> failed
+//       \--cancel-->  cancelled <--cancel--/
+//
+// Active = queued or processing; the database admits one active job per
+// organization.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mailassay::core::batch {
+
+/// Where a job is in its life.
+enum class job_status { queued, processing, completed, cancelled, failed };
+
+/// Returns "queued", "processing", "completed", "cancelled" or "failed".
+std::string_view to_string(job_status s);
+
+/// Parses a status name; nullopt for anything else.
+std::optional<job_status> parse_job_status(std::string_view text);
+
+/// Returns whether `s` is queued or processing.
+bool is_active(job_status s);
+
+/// Results per status so far.
+struct status_counts {
+  std::int64_t valid = 0;
+  std::int64_t invalid = 0;
+  std::int64_t risky = 0;
+  std::int64_t unknown = 0;
+};
+
+/// One batch job (the design's job record, plus the lease).
+struct job {
+  std::string id;
+  std::string organization_id;
+  job_status status = job_status::queued;
+  std::string file_name;
+  bool smtp = false;
+  bool deduplicate = true;
+  /// The CSV column the addresses were read from (header name, or "" when
+  /// the file has no header and the first column was used).
+  std::string email_column;
+  /// Data rows in the file (header excluded).
+  std::int64_t total_rows = 0;
+  /// Distinct addresses to validate (after de-duplication when asked).
+  std::int64_t unique_emails = 0;
+  /// Rows dropped as duplicates of an earlier row.
+  std::int64_t duplicates_removed = 0;
+  /// Rows whose cell holds no usable address; exported as invalid.
+  std::int64_t invalid_rows = 0;
+  /// Items finished (addresses validated plus invalid rows).
+  std::int64_t processed = 0;
+  status_counts counts;
+  std::int64_t credits_reserved = 0;
+  std::int64_t credits_used = 0;
+  /// Unix seconds.
+  std::int64_t created_at = 0;
+  std::optional<std::int64_t> started_at;
+  std::optional<std::int64_t> finished_at;
+  /// The process holding the job while processing ("" when none) and when
+  /// its lease runs out (Unix seconds).
+  std::string lease_owner;
+  std::int64_t lease_expires_at = 0;
+
+  /// Returns the number of items (addresses + invalid rows).
+  std::int64_t items() const { return unique_emails + invalid_rows; }
+};
+
+/// One row of work: an address to validate, or an invalid row kept for the
+/// export. `seq` orders items as the file did (0-based, dense).
+struct item {
+  std::int64_t seq = 0;
+  /// The cell as read (trimmed); for invalid rows possibly empty.
+  std::string email;
+  /// Whether the item has its result.
+  bool done = false;
+  /// The result, once done.
+  std::string status; ///< "valid" | "invalid" | "risky" | "unknown".
+  std::string reason;
+  int score = 0;
+  /// Compact JSON object with the result's flags and details, as the
+  /// supervisor wrote it (stored verbatim).
+  std::string detail;
+  /// Credits this item cost (1 when checked over SMTP, else 0).
+  std::int64_t credits = 0;
+};
+
+} // namespace mailassay::core::batch
