@@ -25,10 +25,27 @@ std::int64_t unix_now();
 std::shared_ptr<actors::validation::validator>
 validator_or_exit(const config::settings& cfg);
 
+/// The address parser's options the settings ask for.
+core::syntax::options syntax_options(const config::settings& cfg);
+
 /// `mailassay check`: validates each address (or stdin lines for "-") and
 /// prints JSON lines or a table.
 int check(const config::settings& cfg, const std::vector<std::string>& inputs,
           bool table);
+
+/// Options of `mailassay batch`.
+struct batch_options {
+  std::string file;   ///< CSV path, or "-" for stdin.
+  std::string out;    ///< Results CSV path; empty or "-": stdout.
+  bool smtp = false;
+  bool deduplicate = true;
+  std::string email_column;
+  bool progress = false; ///< Draw the progress bar even without a terminal.
+};
+
+/// `mailassay batch`: the batch pipeline (CSV intake, validation, export)
+/// run locally, with a progress bar on stderr.
+int batch(const config::settings& cfg, const batch_options& opt);
 
 /// `mailassay serve`.
 int serve(const config::settings& cfg);

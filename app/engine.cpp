@@ -30,11 +30,15 @@ validator_or_exit(const config::settings& cfg) {
               << resolver.error_value().message << "\n";
     std::exit(2);
   }
-  core::syntax::options syntax;
-  syntax.allow_test_domains = cfg.validation.allow_test_domains;
   return std::make_shared<actors::validation::validator>(
     std::move(*lists), std::shared_ptr<net::dns_resolver>(std::move(*resolver)),
-    syntax);
+    syntax_options(cfg));
+}
+
+core::syntax::options syntax_options(const config::settings& cfg) {
+  core::syntax::options syntax;
+  syntax.allow_test_domains = cfg.validation.allow_test_domains;
+  return syntax;
 }
 
 } // namespace mailassay::app

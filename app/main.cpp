@@ -52,6 +52,21 @@ int main(int argc, char** argv) {
   check->add_option("--format", format, "json (default) or table")
     ->check(CLI::IsMember({"json", "table"}));
 
+  auto* batch = cli.add_subcommand(
+    "batch", "Validate a CSV file of addresses locally and write results CSV");
+  app::batch_options batch_opt;
+  bool no_dedupe = false;
+  batch->add_option("file", batch_opt.file, "CSV file, or - for stdin")
+    ->required();
+  batch->add_option("--out", batch_opt.out, "Results CSV (default stdout)");
+  batch->add_flag("--smtp", batch_opt.smtp, "Probe mailboxes over SMTP");
+  batch->add_flag("--no-dedupe", no_dedupe, "Keep duplicate addresses");
+  batch->add_option("--email-column", batch_opt.email_column,
+                    "Column holding the addresses (default: email, else the "
+                    "first)");
+  batch->add_flag("--progress", batch_opt.progress,
+                  "Draw the progress bar even when stderr is not a terminal");
+
   auto* routes = cli.add_subcommand("routes", "Print the HTTP route table");
   auto* cfg_cmd = cli.add_subcommand(
     "config", "Print every setting with its variable and default");
@@ -74,6 +89,10 @@ int main(int argc, char** argv) {
     return app::serve(cfg);
   if (*check)
     return app::check(cfg, addresses, format == "table");
+  if (*batch) {
+    batch_opt.deduplicate = !no_dedupe;
+    return app::batch(cfg, batch_opt);
+  }
   if (*create_org)
     return app::admin_create_org(cfg, org_name, email, password, credits);
   if (*grant)

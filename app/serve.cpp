@@ -1,3 +1,4 @@
+#include "actors/batch/runner.hpp"
 #include "actors/key_cache.hpp"
 #include "actors/log.hpp"
 #include "actors/storage_pool.hpp"
@@ -72,6 +73,19 @@ void add_dns_gauges(http::metrics& stats,
       &counters::cache_size);
 }
 
+void add_batch_gauges(http::metrics& stats, const actors::batch_gauges& g) {
+  auto* gp = &g;
+  stats.add_gauge("mailassay_batch_running_jobs",
+                  "Batch jobs this process is working on.",
+                  [gp] { return static_cast<double>(gp->running_jobs.load()); });
+  stats.add_gauge("mailassay_batch_in_flight",
+                  "Batch validations running.",
+                  [gp] { return static_cast<double>(gp->in_flight.load()); });
+  stats.add_gauge("mailassay_batch_items_done",
+                  "Batch results checkpointed since start.",
+                  [gp] { return static_cast<double>(gp->items_done.load()); });
+}
+
 } // namespace
 
 int serve(const config::settings& cfg) {
@@ -113,6 +127,10 @@ int serve(const config::settings& cfg) {
         << trusted.error_value().message << "\n";
     return 2;
   }
+  actors::batch_runner batches{
+    sys, actors::batch_runner_env{&pool, validator, cfg.batch,
+                                  actors::batch_owner_name(), unix_now}};
+  add_batch_gauges(stats, batches.gauges());
   add_pool_gauges(stats, "storage", pool.size(), pool.gauges());
   stats.add_gauge(
       "mailassay_usage_pending", "Usage counts waiting to be written.",
@@ -134,6 +152,8 @@ int serve(const config::settings& cfg) {
                      MAILASSAY_VERSION,
                      unix_now(),
                      unix_now};
+  svc.syntax = syntax_options(cfg);
+  svc.batches = &batches;
   stats.add_gauge("mailassay_http_in_flight", "Requests being handled.",
                   [&svc] { return static_cast<double>(svc.in_flight.load()); });
   {
@@ -152,6 +172,9 @@ int serve(const config::settings& cfg) {
                       {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
     srv.drain_and_stop(10000);
   }
+  // Running batch jobs write what they finished and hand their leases back,
+  // so the next start resumes them at once.
+  batches.stop(std::chrono::milliseconds(10000));
   // Workers finish their queued jobs (storage flushed) before the system
   // goes away.
   // Usage counted so far is written before the workers go away.

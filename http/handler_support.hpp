@@ -87,5 +87,10 @@ void handle_transactions(call c);
 void handle_validate(call c);
 void handle_widget_validate(call c);
 void handle_widget_script(call c);
+void handle_batch_upload(call c);
+void handle_list_batches(call c);
+void handle_get_batch(call c);
+void handle_cancel_batch(call c);
+void handle_batch_results(call c);
 
 } // namespace mailassay::http

@@ -34,6 +34,13 @@ const std::vector<route>& routes() {
     {"POST", "/v2/email/validate", handle_validate},
     {"POST", "/v2/widget/validate", handle_widget_validate},
     {"GET", "/widget.js", handle_widget_script},
+    // The body limit is checked by the handler (batch.max_file_bytes).
+    {"POST", "/v2/batch/upload", handle_batch_upload, 32 * 1024 * 1024},
+    {"GET", "/v2/batch", handle_list_batches},
+    {"GET", "/v2/batch/:jobId", handle_get_batch},
+    {"POST", "/v2/batch/:jobId/cancel", handle_cancel_batch},
+    {"POST", "/batch/:jobId/cancel", handle_cancel_batch},
+    {"GET", "/v2/batch/:jobId/results", handle_batch_results},
   };
   return table;
 }

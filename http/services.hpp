@@ -1,5 +1,6 @@
 #pragma once
 
+#include "actors/batch/runner.hpp"
 #include "actors/key_cache.hpp"
 #include "actors/rate_limiter.hpp"
 #include "actors/storage_pool.hpp"
@@ -7,6 +8,7 @@
 #include "actors/validation_pool.hpp"
 #include "config/settings.hpp"
 #include "core/limits/client_ip.hpp"
+#include "core/syntax/address.hpp"
 #include "http/metrics.hpp"
 
 #include <atomic>
@@ -32,6 +34,10 @@ struct services {
   std::function<std::int64_t()> now; ///< Unix seconds.
   std::atomic<std::int64_t> in_flight{0};
   std::atomic<bool> draining{false};
+  /// The address parser's options (batch uploads parse addresses).
+  core::syntax::options syntax{};
+  /// Runs batch jobs; null in tools without one.
+  actors::batch_runner* batches = nullptr;
 };
 
 } // namespace mailassay::http

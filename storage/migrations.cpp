@@ -106,19 +106,81 @@ const std::vector<migration>& all_migrations() {
             address_hash TEXT NOT NULL,
             PRIMARY KEY (key_id, day, address_hash)))",
        }},
+      {2,
+       "batch jobs",
+       {
+           R"(CREATE TABLE batch_jobs (
+            id TEXT PRIMARY KEY,
+            organization_id TEXT NOT NULL
+              REFERENCES organizations (id) ON DELETE CASCADE,
+            status TEXT NOT NULL CHECK (status IN
+              ('queued', 'processing', 'completed', 'cancelled', 'failed')),
+            file_name TEXT NOT NULL,
+            smtp INTEGER NOT NULL CHECK (smtp IN (0, 1)),
+            deduplicate INTEGER NOT NULL CHECK (deduplicate IN (0, 1)),
+            email_column TEXT NOT NULL,
+            total_rows BIGINT NOT NULL CHECK (total_rows >= 0),
+            unique_emails BIGINT NOT NULL CHECK (unique_emails >= 0),
+            duplicates_removed BIGINT NOT NULL
+              CHECK (duplicates_removed >= 0),
+            invalid_rows BIGINT NOT NULL CHECK (invalid_rows >= 0),
+            processed BIGINT NOT NULL DEFAULT 0 CHECK (processed >= 0),
+            count_valid BIGINT NOT NULL DEFAULT 0,
+            count_invalid BIGINT NOT NULL DEFAULT 0,
+            count_risky BIGINT NOT NULL DEFAULT 0,
+            count_unknown BIGINT NOT NULL DEFAULT 0,
+            credits_reserved BIGINT NOT NULL DEFAULT 0
+              CHECK (credits_reserved >= 0),
+            credits_used BIGINT NOT NULL DEFAULT 0 CHECK (credits_used >= 0),
+            created_at BIGINT NOT NULL,
+            started_at BIGINT,
+            finished_at BIGINT,
+            lease_owner TEXT NOT NULL DEFAULT '',
+            lease_expires_at BIGINT NOT NULL DEFAULT 0))",
+           // One active job per organization, also across processes.
+           "CREATE UNIQUE INDEX batch_jobs_one_active "
+           "ON batch_jobs (organization_id) "
+           "WHERE status IN ('queued', 'processing')",
+           "CREATE INDEX batch_jobs_by_organization "
+           "ON batch_jobs (organization_id, created_at)",
+           "CREATE INDEX batch_jobs_by_status "
+           "ON batch_jobs (status, created_at)",
+           R"(CREATE TABLE batch_items (
+            job_id TEXT NOT NULL REFERENCES batch_jobs (id) ON DELETE CASCADE,
+            seq BIGINT NOT NULL,
+            email TEXT NOT NULL,
+            done INTEGER NOT NULL DEFAULT 0 CHECK (done IN (0, 1)),
+            status TEXT NOT NULL DEFAULT '',
+            reason TEXT NOT NULL DEFAULT '',
+            score INTEGER NOT NULL DEFAULT 0,
+            detail TEXT NOT NULL DEFAULT '',
+            credits BIGINT NOT NULL DEFAULT 0 CHECK (credits >= 0),
+            PRIMARY KEY (job_id, seq)){without_rowid})",
+       }},
   };
   return list;
 }
 
+namespace {
+
+void replace_all(std::string& text, std::string_view token,
+                 std::string_view by) {
+  for (auto pos = text.find(token); pos != std::string::npos;
+       pos = text.find(token, pos + by.size()))
+    text.replace(pos, token.size(), by);
+}
+
+} // namespace
+
 std::string dialect_sql(std::string_view statement, dialect d) {
   std::string out{statement};
-  const std::string_view token = "{serial}";
-  const std::string_view serial = d == dialect::sqlite
-                                      ? "INTEGER PRIMARY KEY AUTOINCREMENT"
-                                      : "BIGSERIAL PRIMARY KEY";
-  for (auto pos = out.find(token); pos != std::string::npos;
-       pos = out.find(token, pos))
-    out.replace(pos, token.size(), serial);
+  bool lite = d == dialect::sqlite;
+  replace_all(out, "{serial}",
+              lite ? "INTEGER PRIMARY KEY AUTOINCREMENT"
+                   : "BIGSERIAL PRIMARY KEY");
+  // A table keyed by its primary key alone, stored in that key's b-tree
+  // (SQLite keeps one b-tree instead of a rowid table plus an index).
+  replace_all(out, "{without_rowid}", lite ? " WITHOUT ROWID" : "");
   return out;
 }
 

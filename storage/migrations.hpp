@@ -13,7 +13,9 @@ class session;
 namespace mailassay::storage {
 
 /// One schema version: statements run in order inside one transaction.
-/// `{serial}` in a statement becomes the dialect's auto-increment key.
+/// `{serial}` in a statement becomes the dialect's auto-increment key;
+/// `{without_rowid}` after a CREATE TABLE becomes " WITHOUT ROWID" on SQLite
+/// and nothing on PostgreSQL.
 struct migration {
   int version;
   std::string_view name;

@@ -43,6 +43,49 @@ soci_store::get_balance(const std::string& organization_id) {
       true, [&] { return read_balance(organization_id); });
 }
 
+acc::credit_balance
+soci_store::credit_account(const std::string& organization_id,
+                           std::int64_t amount, std::int64_t consumed,
+                           const std::string& kind,
+                           const std::string& reference, acc::unix_time now) {
+  soci::statement st =
+      (sql_.prepare << "UPDATE credit_accounts SET balance = balance + :a, "
+                       "consumed = consumed + :c, updated_at = :t "
+                       "WHERE organization_id = :o",
+       use(amount), use(consumed), use(now), use(organization_id));
+  st.execute(true);
+  if (st.get_affected_rows() == 0)
+    refuse(errc::not_found, "credit account not found");
+  auto b = read_balance(organization_id);
+  if (amount != 0)
+    insert_entry(sql_, organization_id, amount, kind, reference, b.balance,
+                 now);
+  return b;
+}
+
+acc::credit_balance
+soci_store::debit_account(const std::string& organization_id,
+                          std::int64_t amount, std::int64_t consumed,
+                          const std::string& kind, const std::string& reference,
+                          acc::unix_time now) {
+  // One conditional update: the row lock (PostgreSQL) or the write lock
+  // (SQLite) makes the check and the subtraction a single step, so
+  // concurrent takers can never overspend.
+  soci::statement st =
+      (sql_.prepare << "UPDATE credit_accounts SET balance = balance - :a, "
+                       "consumed = consumed + :c, updated_at = :t "
+                       "WHERE organization_id = :o AND balance >= :a2",
+       use(amount), use(consumed), use(now), use(organization_id), use(amount));
+  st.execute(true);
+  if (st.get_affected_rows() == 0) {
+    read_balance(organization_id); // not_found when there is no account
+    refuse(errc::insufficient_credits, "not enough credits");
+  }
+  auto b = read_balance(organization_id);
+  insert_entry(sql_, organization_id, -amount, kind, reference, b.balance, now);
+  return b;
+}
+
 expected<acc::credit_balance>
 soci_store::add_credits(const std::string& organization_id, std::int64_t amount,
                         const std::string& kind, const std::string& reference,
@@ -51,16 +94,7 @@ soci_store::add_credits(const std::string& organization_id, std::int64_t amount,
     if (amount <= 0)
       refuse(errc::validation_failed, "amount must be positive");
     transaction tx{*this};
-    soci::statement st =
-        (sql_.prepare << "UPDATE credit_accounts SET balance = balance + :a, "
-                         "updated_at = :t WHERE organization_id = :o",
-         use(amount), use(now), use(organization_id));
-    st.execute(true);
-    if (st.get_affected_rows() == 0)
-      refuse(errc::not_found, "credit account not found");
-    auto b = read_balance(organization_id);
-    insert_entry(sql_, organization_id, amount, kind, reference, b.balance,
-                 now);
+    auto b = credit_account(organization_id, amount, 0, kind, reference, now);
     tx.commit();
     return b;
   });
@@ -75,24 +109,9 @@ soci_store::take_credits(const std::string& organization_id,
     if (amount <= 0)
       refuse(errc::validation_failed, "amount must be positive");
     transaction tx{*this};
-    // One conditional update: the row lock (PostgreSQL) or the write lock
-    // (SQLite) makes the check and the subtraction a single step, so
-    // concurrent takers can never overspend.
-    std::int64_t consumed = counts_as_consumed ? amount : 0;
-    soci::statement st =
-        (sql_.prepare << "UPDATE credit_accounts SET balance = balance - :a, "
-                         "consumed = consumed + :c, updated_at = :t "
-                         "WHERE organization_id = :o AND balance >= :a2",
-         use(amount), use(consumed), use(now), use(organization_id),
-         use(amount));
-    st.execute(true);
-    if (st.get_affected_rows() == 0) {
-      read_balance(organization_id); // not_found when there is no account
-      refuse(errc::insufficient_credits, "not enough credits");
-    }
-    auto b = read_balance(organization_id);
-    insert_entry(sql_, organization_id, -amount, kind, reference, b.balance,
-                 now);
+    auto b =
+        debit_account(organization_id, amount, counts_as_consumed ? amount : 0,
+                      kind, reference, now);
     tx.commit();
     return b;
   });

@@ -72,6 +72,19 @@ core::error to_error(const std::exception& e, dialect d) {
   return make_error(errc::internal, "database error: " + text);
 }
 
+bool is_unique_violation(const std::exception& e, std::string_view pg_name,
+                         std::string_view sqlite_columns) {
+  std::string_view text = e.what();
+  if (auto pg = dynamic_cast<const soci::postgresql_soci_error*>(&e))
+    return pg->sqlstate() == "23505" &&
+           contains(text, "\"" + std::string{pg_name} + "\"");
+  if (auto lite = dynamic_cast<const soci::sqlite3_soci_error*>(&e))
+    return lite->result() == 19 &&
+           contains(text,
+                    "UNIQUE constraint failed: " + std::string{sqlite_columns});
+  return false;
+}
+
 soci_store::soci_store(const database_url& url) : url_(url) {
   if (url_.kind == dialect::sqlite) {
     sql_.open(soci::sqlite3, sqlite_connect_string(url_.path));

@@ -7,6 +7,7 @@
 
 #include <exception>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace mailassay::storage {
@@ -15,6 +16,12 @@ namespace mailassay::storage {
 /// duplicate key -> conflict, missing referenced row -> not_found, lost
 /// connection -> unavailable, the rest -> internal.
 core::error to_error(const std::exception& e, dialect d);
+
+/// Returns whether `e` is a unique violation of one given constraint:
+/// PostgreSQL names it (`pg_name`, the constraint or unique index), SQLite
+/// names the columns (`sqlite_columns`, as "table.column").
+bool is_unique_violation(const std::exception& e, std::string_view pg_name,
+                         std::string_view sqlite_columns);
 
 /// The `store` over one SOCI session, for SQLite and PostgreSQL.
 class soci_store final : public store {
@@ -91,6 +98,40 @@ public:
                                             const std::string& from_day,
                                             const std::string& to_day) override;
 
+  expected<unit>
+  create_batch_job(const core::batch::job& j,
+                   const std::vector<core::batch::item>& items) override;
+  expected<core::batch::job> get_batch_job(const std::string& organization_id,
+                                           const std::string& job_id) override;
+  expected<std::vector<core::batch::job>>
+  list_batch_jobs(const std::string& organization_id,
+                  std::int64_t limit) override;
+  expected<core::batch::job>
+  cancel_batch_job(const std::string& organization_id,
+                   const std::string& job_id, std::int64_t now) override;
+  expected<std::optional<core::batch::job>>
+  claim_batch_job(const std::string& owner, std::int64_t lease_seconds,
+                  std::int64_t now) override;
+  expected<bool> renew_batch_lease(const std::string& job_id,
+                                   const std::string& owner,
+                                   std::int64_t lease_seconds,
+                                   std::int64_t now) override;
+  expected<std::vector<core::batch::item>>
+  pending_batch_items(const std::string& job_id, std::int64_t after_seq,
+                      std::int64_t limit) override;
+  expected<core::batch::job>
+  save_batch_results(const std::string& job_id, const std::string& owner,
+                     const std::vector<core::batch::item>& done,
+                     std::int64_t lease_seconds, std::int64_t now) override;
+  expected<core::batch::job>
+  finish_batch_job(const std::string& job_id, const std::string& owner,
+                   core::batch::job_status final_status,
+                   std::int64_t now) override;
+  expected<std::vector<core::batch::item>>
+  batch_items(const std::string& job_id, std::int64_t after_seq,
+              std::int64_t limit, bool done_only,
+              const std::vector<std::string>& statuses) override;
+
 private:
   /// A write transaction; rolls back unless `commit()` ran. SQLite takes
   /// the write lock up front (BEGIN IMMEDIATE) so a read-then-write never
@@ -141,6 +182,39 @@ private:
   }
 
   acc::credit_balance read_balance(const std::string& organization_id);
+
+  /// Inside an open transaction: adds `amount` (>= 0) to the balance and
+  /// `consumed` to the consumed total, with a ledger entry of `kind` when
+  /// `amount` is not zero. No account -> not_found.
+  acc::credit_balance credit_account(const std::string& organization_id,
+                                     std::int64_t amount, std::int64_t consumed,
+                                     const std::string& kind,
+                                     const std::string& reference,
+                                     acc::unix_time now);
+
+  /// Inside an open transaction: removes `amount` (> 0) only if the balance
+  /// covers it (one conditional update), adds `consumed` to the consumed
+  /// total and writes a ledger entry of `kind`. Short ->
+  /// insufficient_credits; no account -> not_found.
+  acc::credit_balance debit_account(const std::string& organization_id,
+                                    std::int64_t amount, std::int64_t consumed,
+                                    const std::string& kind,
+                                    const std::string& reference,
+                                    acc::unix_time now);
+
+  /// Reads one job, locking its row (PostgreSQL) when `lock`; the
+  /// organization is checked unless `organization_id` is null. Missing ->
+  /// not_found.
+  core::batch::job load_batch_job(const std::string* organization_id,
+                                  const std::string& job_id, bool lock);
+
+  /// Inside an open transaction: ends active job `j` with `final_status`
+  /// (finished_at = now, lease cleared) and settles its credits: the unspent
+  /// reservation goes back (ledger kind `batch_refund`) and what the job
+  /// used counts as consumed. Returns the updated job.
+  core::batch::job close_batch_job(const core::batch::job& j,
+                                   core::batch::job_status final_status,
+                                   std::int64_t now);
   std::vector<acc::api_key> select_keys(const std::string& where,
                                         const std::string& a,
                                         const std::string& b);

@@ -4,24 +4,19 @@ namespace mailassay::core::batch {
 
 std::string_view to_string(job_status s) {
   switch (s) {
-    case job_status::queued:
-      return "queued";
-    case job_status::processing:
-      return "processing";
-    case job_status::completed:
-      return "completed";
-    case job_status::cancelled:
-      return "cancelled";
-    case job_status::failed:
-      return "failed";
+    case job_status::queued: return "queued";
+    case job_status::processing: return "processing";
+    case job_status::completed: return "completed";
+    case job_status::cancelled: return "cancelled";
+    case job_status::failed: return "failed";
   }
   return "failed";
 }
 
 std::optional<job_status> parse_job_status(std::string_view text) {
-  for (auto s : {job_status::queued, job_status::processing,
-                 job_status::completed, job_status::cancelled,
-                 job_status::failed})
+  for (auto s :
+       {job_status::queued, job_status::processing, job_status::completed,
+        job_status::cancelled, job_status::failed})
     if (to_string(s) == text)
       return s;
   return std::nullopt;

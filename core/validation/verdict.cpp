@@ -121,8 +121,11 @@ verdict decide(const facts& f) {
   if (dns_error)
     penalise("dns_error", dns_error_points);
   if (smtp_unknown)
-    penalise(f.smtp.greylisted ? "greylisted"
-                               : (f.smtp.timed_out ? "timeout" : "smtp_error"),
+    penalise(f.smtp.unroutable
+               ? "unroutable_mx"
+               : (f.smtp.greylisted
+                    ? "greylisted"
+                    : (f.smtp.timed_out ? "timeout" : "smtp_error")),
              smtp_unknown_points);
   if (f.route && *f.route == dns::route_kind::implicit_mx)
     penalise("implicit_mx", implicit_mx_points);
@@ -141,8 +144,10 @@ verdict decide(const facts& f) {
   if (dns_error)
     return finish(status::unknown, "dns_error");
   if (smtp_unknown)
-    return finish(status::unknown, f.smtp.timed_out ? "timeout"
-                                                    : "smtp_error");
+    return finish(status::unknown,
+                  f.smtp.unroutable ? "unroutable_mx"
+                                    : (f.smtp.timed_out ? "timeout"
+                                                        : "smtp_error"));
   if (f.smtp.full_inbox)
     return finish(status::risky, "mailbox_full");
   if (a.ip_literal)

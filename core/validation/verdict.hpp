@@ -26,6 +26,8 @@ struct smtp_facts {
   bool full_inbox = false;         ///< x.2.2 / 552.
   bool disabled = false;           ///< x.2.1.
   bool timed_out = false;          ///< No answer within the budget.
+  bool unroutable = false; ///< Every MX address refused by the outbound
+                           ///< address policy: reason `unroutable_mx`.
 };
 
 /// Every signal the verdict is built from. `std::nullopt` means the check was

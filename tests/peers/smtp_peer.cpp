@@ -125,6 +125,11 @@ struct smtp_peer::impl {
       greylist;
   std::size_t connections = 0;
   std::size_t active = 0;
+  // Connections from accept until QUIT (or close), and their peak: a
+  // client that waits for 221 before opening the next connection never
+  // overlaps in this count.
+  std::size_t dialogues = 0;
+  std::size_t peak_dialogues = 0;
   std::size_t sessions = 0;
   std::size_t commands = 0;
   std::size_t tls_sessions = 0;
@@ -146,9 +151,19 @@ struct smtp_peer::impl {
     SSL* ssl = nullptr;
     std::string buffer;
 
+    bool in_dialogue = true;
+
     conn(impl& p, int socket) : peer(p), fd(socket) {}
 
+    void end_dialogue() {
+      std::lock_guard guard{peer.mutex};
+      if (in_dialogue)
+        --peer.dialogues;
+      in_dialogue = false;
+    }
+
     ~conn() {
+      end_dialogue();
       if (ssl != nullptr) {
         SSL_shutdown(ssl);
         SSL_free(ssl);
@@ -376,6 +391,7 @@ struct smtp_peer::impl {
         } else if (verb == "DATA" || verb == "BDAT") {
           ok = reply("554 5.5.1 The test peer takes no mail");
         } else if (verb == "QUIT") {
+          end_dialogue();
           reply("221 2.0.0 Bye");
           return;
         } else {
@@ -424,6 +440,7 @@ struct smtp_peer::impl {
       std::lock_guard guard{mutex};
       ++connections;
       ++active;
+      peak_dialogues = std::max(peak_dialogues, ++dialogues);
       for (auto it = workers.begin(); it != workers.end();) {
         if (*it->second) {
           it->first.join();
@@ -640,6 +657,11 @@ std::size_t smtp_peer::active_connections() const {
   return impl_->active;
 }
 
+std::size_t smtp_peer::peak_dialogues() const {
+  std::lock_guard guard{impl_->mutex};
+  return impl_->peak_dialogues;
+}
+
 std::size_t smtp_peer::sessions() const {
   std::lock_guard guard{impl_->mutex};
   return impl_->sessions;
@@ -670,6 +692,7 @@ void smtp_peer::reset_counts() {
   std::lock_guard guard{impl_->mutex};
   auto& p = *impl_;
   p.connections = p.sessions = p.commands = p.tls_sessions = 0;
+  p.peak_dialogues = p.dialogues;
   p.verbs.clear();
   p.received.clear();
   p.greylist.clear();

@@ -146,6 +146,12 @@ public:
   /// Returns the number of connections open now.
   std::size_t active_connections() const;
 
+  /// Returns the most connections that were in a dialogue at once, each
+  /// counted from accept until QUIT or close (since the start or
+  /// `reset_counts`): a client that waits for 221 before connecting again
+  /// never overlaps.
+  std::size_t peak_dialogues() const;
+
   /// Returns the number of sessions (EHLO or HELO accepted).
   std::size_t sessions() const;
 

@@ -1,0 +1,486 @@
+#include "actors/batch/runner.hpp"
+
+#include "actors/batch/result_row.hpp"
+#include "actors/log.hpp"
+#include "core/base/ascii.hpp"
+#include "security/random.hpp"
+
+#include <caf/all.hpp>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <unistd.h>
+
+namespace mailassay::actors {
+
+namespace {
+
+using core::batch::item;
+using core::batch::job;
+
+/// A closure run inside an actor (the answer of a storage job).
+struct in_actor {
+  std::function<void()> run;
+};
+
+using batch_tick_atom = caf::atom_constant<caf::atom("btch_tick")>;
+using batch_wake_atom = caf::atom_constant<caf::atom("btch_wake")>;
+using batch_stop_atom = caf::atom_constant<caf::atom("btch_stop")>;
+using batch_cancel_atom = caf::atom_constant<caf::atom("btch_cncl")>;
+
+} // namespace
+} // namespace mailassay::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::in_actor)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::core::batch::item)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::core::batch::job)
+
+namespace mailassay::actors {
+
+namespace {
+
+// Runs `work(db)` on a storage worker and `then(result)` back inside `self`.
+// A worker without a database reports errc::unavailable.
+template <class Work, class Then>
+void storage_call(caf::local_actor* self, storage_pool& pool, Work work,
+                  Then then) {
+  auto me = caf::actor_cast<caf::actor>(self);
+  pool.submit(storage_job{[me, work = std::move(work),
+                           then = std::move(then)](job_context& ctx) mutable {
+    using result_t = decltype(work(*ctx.db));
+    auto r = ctx.db ? work(*ctx.db) : result_t{ctx.open_error};
+    caf::anon_send(me, in_actor{[then = std::move(then),
+                                 r = std::move(r)]() mutable { then(r); }});
+  }});
+}
+
+std::string domain_of(const std::string& email) {
+  auto at = email.rfind('@');
+  return at == std::string::npos ? std::string{}
+                                 : core::ascii_lower(email.substr(at + 1));
+}
+
+// -- supervisor: one job ------------------------------------------------------
+
+struct supervisor_state {
+  std::shared_ptr<batch_runner_env> env;
+  std::shared_ptr<batch_gauges> gauges;
+  job current;
+  std::deque<item> queue;        // read, not yet handed to the validator
+  std::int64_t after_seq = -1;   // paging cursor over pending items
+  bool loading = false;
+  bool exhausted = false;        // every pending item has been read
+  bool saving = false;           // a checkpoint is being written
+  bool finishing = false;        // finish_batch_job sent
+  bool stopping = false;         // cancel, lost lease or shutdown
+  bool release_lease = false;    // shutdown: let another process resume
+  int in_flight = 0;
+  std::vector<item> buffer;      // results not yet checkpointed
+  std::chrono::steady_clock::time_point last_write;
+  static inline const char* name = "batch_supervisor";
+};
+
+using supervisor = caf::stateful_actor<supervisor_state>;
+
+void pump(supervisor* self);
+void checkpoint(supervisor* self);
+
+void quit_after_release(supervisor* self) {
+  auto& st = self->state;
+  if (!st.release_lease)
+    return self->quit();
+  // A zero lease expires at once: the next start (or another process) claims
+  // the job without waiting for the lease to run out.
+  auto id = st.current.id;
+  auto owner = st.env->owner;
+  storage_call(
+    self, *st.env->storage,
+    [id, owner](storage::store& db) {
+      return db.renew_batch_lease(id, owner, 0, 0);
+    },
+    [self](core::expected<bool>&) { self->quit(); });
+}
+
+// Stops at the next safe point: after the checkpoint in progress.
+void stop(supervisor* self, const char* why) {
+  auto& st = self->state;
+  if (!st.stopping)
+    log_event(log_level::info, "batch_stopped",
+              {{"job_id", st.current.id}, {"why", why}});
+  st.stopping = true;
+  st.queue.clear();
+  if (st.saving || st.finishing)
+    return;
+  if (!st.buffer.empty() && st.release_lease)
+    return checkpoint(self);
+  quit_after_release(self);
+}
+
+void maybe_finish(supervisor* self) {
+  auto& st = self->state;
+  if (st.stopping || st.finishing || st.saving || !st.exhausted
+      || !st.queue.empty() || st.in_flight > 0 || !st.buffer.empty())
+    return;
+  st.finishing = true;
+  auto id = st.current.id;
+  auto owner = st.env->owner;
+  auto now = st.env->now();
+  storage_call(
+    self, *st.env->storage,
+    [id, owner, now](storage::store& db) {
+      return db.finish_batch_job(id, owner, core::batch::job_status::completed,
+                                 now);
+    },
+    [self](core::expected<job>& r) {
+      auto& st = self->state;
+      if (r) {
+        log_event(log_level::info, "batch_completed",
+                  {{"job_id", r->id},
+                   {"items", std::to_string(r->items())},
+                   {"credits_used", std::to_string(r->credits_used)}});
+      } else {
+        log_event(log_level::warn, "batch_finish_failed",
+                  {{"job_id", st.current.id},
+                   {"error", r.error_value().message}});
+        if (r.error_value().code != core::errc::conflict) {
+          // Storage hiccup: try again on the next tick.
+          st.finishing = false;
+          return;
+        }
+      }
+      self->quit();
+    });
+}
+
+void checkpoint(supervisor* self) {
+  auto& st = self->state;
+  if (st.saving || st.buffer.empty())
+    return;
+  st.saving = true;
+  auto rows = std::move(st.buffer);
+  st.buffer.clear();
+  auto id = st.current.id;
+  auto owner = st.env->owner;
+  auto lease = st.env->cfg.lease_seconds;
+  auto now = st.env->now();
+  auto shared_rows = std::make_shared<std::vector<item>>(std::move(rows));
+  storage_call(
+    self, *st.env->storage,
+    [id, owner, lease, now, shared_rows](storage::store& db) {
+      return db.save_batch_results(id, owner, *shared_rows, lease, now);
+    },
+    [self, shared_rows](core::expected<job>& r) {
+      auto& st = self->state;
+      st.saving = false;
+      st.last_write = std::chrono::steady_clock::now();
+      if (r) {
+        st.current = *r;
+        st.gauges->items_done += static_cast<std::int64_t>(shared_rows->size());
+        ++st.gauges->checkpoints;
+        if (st.stopping)
+          return stop(self, "shutdown");
+        pump(self);
+        return maybe_finish(self);
+      }
+      if (r.error_value().code == core::errc::conflict) {
+        // Cancelled, or another process holds the job now.
+        st.release_lease = false;
+        return stop(self, "cancelled_or_lease_lost");
+      }
+      // Storage hiccup: keep the rows for the next tick's checkpoint.
+      log_event(log_level::warn, "batch_checkpoint_failed",
+                {{"job_id", st.current.id},
+                 {"error", r.error_value().message}});
+      st.buffer.insert(st.buffer.end(), shared_rows->begin(),
+                       shared_rows->end());
+      if (st.stopping)
+        quit_after_release(self);
+    });
+}
+
+void load_page(supervisor* self) {
+  auto& st = self->state;
+  if (st.loading || st.exhausted || st.stopping)
+    return;
+  st.loading = true;
+  auto id = st.current.id;
+  auto after = st.after_seq;
+  std::int64_t page = std::max<std::int64_t>(1000, st.env->cfg.concurrency * 8);
+  storage_call(
+    self, *st.env->storage,
+    [id, after, page](storage::store& db) {
+      return db.pending_batch_items(id, after, page);
+    },
+    [self, page](core::expected<std::vector<item>>& r) {
+      auto& st = self->state;
+      st.loading = false;
+      if (!r) {
+        log_event(log_level::warn, "batch_read_failed",
+                  {{"job_id", st.current.id},
+                   {"error", r.error_value().message}});
+        return; // the next tick pumps again
+      }
+      auto& items = *r;
+      if (!items.empty())
+        st.after_seq = items.back().seq;
+      if (static_cast<std::int64_t>(items.size()) < page)
+        st.exhausted = true;
+      // Neighbours share a domain: its DNS answer is looked up once and
+      // then served from the cache.
+      std::stable_sort(items.begin(), items.end(),
+                       [](const item& a, const item& b) {
+                         return domain_of(a.email) < domain_of(b.email);
+                       });
+      for (auto& it : items)
+        st.queue.push_back(std::move(it));
+      pump(self);
+      maybe_finish(self);
+    });
+}
+
+void pump(supervisor* self) {
+  auto& st = self->state;
+  if (st.stopping)
+    return;
+  auto limit = st.env->cfg.concurrency;
+  auto me = caf::actor_cast<caf::actor>(self);
+  while (st.in_flight < limit && !st.queue.empty()) {
+    auto it = std::move(st.queue.front());
+    st.queue.pop_front();
+    ++st.in_flight;
+    ++st.gauges->in_flight;
+    validation::request req;
+    req.email = it.email;
+    req.smtp = false; // SMTP batches arrive with the SMTP issue.
+    st.env->validator->validate(
+      std::move(req), [me, seq = it.seq, email = it.email](
+                        validation::result r) mutable {
+        caf::anon_send(me, batch::item_from_result(seq, std::move(email), r));
+      });
+  }
+  if (st.queue.size() < static_cast<std::size_t>(limit))
+    load_page(self);
+}
+
+caf::behavior supervisor_fn(supervisor* self,
+                            std::shared_ptr<batch_runner_env> env,
+                            std::shared_ptr<batch_gauges> gauges, job j) {
+  auto& st = self->state;
+  st.env = env;
+  st.gauges = gauges;
+  st.current = std::move(j);
+  st.last_write = std::chrono::steady_clock::now();
+  ++gauges->running_jobs;
+  self->attach_functor([gauges] { --gauges->running_jobs; });
+  log_event(log_level::info, "batch_claimed",
+            {{"job_id", st.current.id},
+             {"processed", std::to_string(st.current.processed)},
+             {"items", std::to_string(st.current.items())}});
+  self->send(self, batch_tick_atom::value);
+  load_page(self);
+  return {
+    [self](item& done) {
+      auto& st = self->state;
+      --st.in_flight;
+      --st.gauges->in_flight;
+      if (st.stopping && !st.release_lease)
+        return;
+      st.buffer.push_back(std::move(done));
+      if (static_cast<int>(st.buffer.size()) >= st.env->cfg.checkpoint_rows)
+        checkpoint(self);
+      pump(self);
+      maybe_finish(self);
+    },
+    [self](in_actor& f) { f.run(); },
+    [self](batch_tick_atom) {
+      auto& st = self->state;
+      if (st.stopping)
+        return;
+      self->delayed_send(self, std::chrono::seconds(1), batch_tick_atom::value);
+      if (!st.buffer.empty()) {
+        checkpoint(self);
+      } else if (!st.saving) {
+        // Nothing to write for a while (slow DNS): renew the lease, which
+        // also tells us when the job was cancelled elsewhere.
+        auto idle = std::chrono::steady_clock::now() - st.last_write;
+        if (idle > std::chrono::seconds(st.env->cfg.lease_seconds) / 3) {
+          st.last_write = std::chrono::steady_clock::now();
+          auto id = st.current.id;
+          auto owner = st.env->owner;
+          auto lease = st.env->cfg.lease_seconds;
+          auto now = st.env->now();
+          storage_call(
+            self, *st.env->storage,
+            [id, owner, lease, now](storage::store& db) {
+              return db.renew_batch_lease(id, owner, lease, now);
+            },
+            [self](core::expected<bool>& held) {
+              if (held && !*held) {
+                self->state.release_lease = false;
+                stop(self, "cancelled_or_lease_lost");
+              }
+            });
+        }
+      }
+      pump(self);
+      maybe_finish(self);
+    },
+    [self](batch_cancel_atom) {
+      self->state.release_lease = false;
+      stop(self, "cancelled");
+    },
+    [self](batch_stop_atom) {
+      self->state.release_lease = true;
+      stop(self, "shutdown");
+    },
+  };
+}
+
+// -- runner: claims jobs ---------------------------------------------------------
+
+struct runner_state {
+  std::shared_ptr<batch_runner_env> env;
+  std::shared_ptr<batch_gauges> gauges;
+  std::map<std::string, caf::actor> running; // job id -> supervisor
+  bool claiming = false;
+  bool stopping = false;
+  std::vector<caf::response_promise> waiting_stop;
+  static inline const char* name = "batch_runner";
+};
+
+using runner = caf::stateful_actor<runner_state>;
+
+void claim(runner* self) {
+  auto& st = self->state;
+  if (st.claiming || st.stopping
+      || static_cast<int>(st.running.size()) >= st.env->cfg.max_jobs)
+    return;
+  st.claiming = true;
+  auto owner = st.env->owner;
+  auto lease = st.env->cfg.lease_seconds;
+  auto now = st.env->now();
+  storage_call(
+    self, *st.env->storage,
+    [owner, lease, now](storage::store& db) {
+      return db.claim_batch_job(owner, lease, now);
+    },
+    [self](core::expected<std::optional<job>>& r) {
+      auto& st = self->state;
+      st.claiming = false;
+      if (!r) {
+        log_event(log_level::warn, "batch_claim_failed",
+                  {{"error", r.error_value().message}});
+        return;
+      }
+      if (!*r)
+        return;
+      if (st.stopping) {
+        // Claimed while stopping: hand it back at once.
+        auto id = (*r)->id;
+        auto owner = st.env->owner;
+        st.env->storage->submit(storage_job{[id, owner](job_context& ctx) {
+          if (ctx.db)
+            (void) ctx.db->renew_batch_lease(id, owner, 0, 0);
+        }});
+        return;
+      }
+      auto id = (*r)->id;
+      auto sup = self->spawn(supervisor_fn, st.env, st.gauges, std::move(**r));
+      self->monitor(sup);
+      st.running.emplace(id, sup);
+      claim(self); // there may be more
+    });
+}
+
+caf::behavior runner_fn(runner* self, batch_runner_env env,
+                        std::shared_ptr<batch_gauges> gauges) {
+  auto& st = self->state;
+  st.env = std::make_shared<batch_runner_env>(std::move(env));
+  st.gauges = std::move(gauges);
+  self->set_down_handler([self](caf::down_msg& dm) {
+    auto& st = self->state;
+    for (auto i = st.running.begin(); i != st.running.end(); ++i)
+      if (i->second.address() == dm.source) {
+        st.running.erase(i);
+        break;
+      }
+    if (st.stopping) {
+      if (st.running.empty())
+        for (auto& rp : st.waiting_stop)
+          rp.deliver(true);
+      return;
+    }
+    claim(self);
+  });
+  self->send(self, batch_tick_atom::value);
+  return {
+    [self](in_actor& f) { f.run(); },
+    [self](batch_tick_atom) {
+      auto& st = self->state;
+      if (st.stopping)
+        return;
+      claim(self);
+      self->delayed_send(self, std::chrono::milliseconds(st.env->cfg.poll_ms),
+                         batch_tick_atom::value);
+    },
+    [self](batch_wake_atom) { claim(self); },
+    [self](batch_cancel_atom, const std::string& id) {
+      auto& st = self->state;
+      if (auto i = st.running.find(id); i != st.running.end())
+        self->send(i->second, batch_cancel_atom::value);
+    },
+    [self](batch_stop_atom) -> caf::result<bool> {
+      auto& st = self->state;
+      st.stopping = true;
+      if (st.running.empty())
+        return true;
+      for (auto& [id, sup] : st.running)
+        self->send(sup, batch_stop_atom::value);
+      st.waiting_stop.push_back(self->make_response_promise());
+      return st.waiting_stop.back();
+    },
+  };
+}
+
+} // namespace
+
+batch_runner::batch_runner(caf::actor_system& sys, batch_runner_env env)
+  : sys_(sys), gauges_(std::make_shared<batch_gauges>()) {
+  actor_ = sys.spawn(runner_fn, std::move(env), gauges_);
+}
+
+batch_runner::~batch_runner() {
+  caf::anon_send_exit(actor_, caf::exit_reason::user_shutdown);
+}
+
+void batch_runner::wake() {
+  caf::anon_send(actor_, batch_wake_atom::value);
+}
+
+void batch_runner::cancelled(const std::string& job_id) {
+  caf::anon_send(actor_, batch_cancel_atom::value, job_id);
+}
+
+void batch_runner::stop(std::chrono::milliseconds timeout) {
+  {
+    caf::scoped_actor self{sys_};
+    self->request(actor_, timeout, batch_stop_atom::value)
+      .receive([](bool) {},
+               [this](const caf::error& err) {
+                 log_event(log_level::warn, "batch_stop_timeout",
+                           {{"error", sys_.render(err)}});
+               });
+  }
+  caf::anon_send_exit(actor_, caf::exit_reason::user_shutdown);
+}
+
+std::string batch_owner_name() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0)
+    host[0] = '\0';
+  return std::string{host} + ":" + std::to_string(getpid()) + ":"
+         + security::random_base62(6);
+}
+
+} // namespace mailassay::actors

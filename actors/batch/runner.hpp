@@ -1,0 +1,82 @@
+#pragma once
+
+// Batch job execution (docs/batch.md).
+//
+// One runner per process claims queued jobs (or jobs whose owner's lease ran
+// out) from storage and spawns one supervisor actor per job. A supervisor
+// reads the job's pending items page by page, sorted by domain so DNS
+// answers are reused, keeps at most `concurrency` validations in flight,
+// and checkpoints results in one transaction per batch of rows (results,
+// counters and lease together), so a crash loses only work that was never
+// written and a replay writes nothing twice. Cancelling, a lost lease or
+// shutdown stops it at its next checkpoint.
+
+#include "actors/storage_pool.hpp"
+#include "actors/validation/validator.hpp"
+#include "config/settings.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace mailassay::actors {
+
+/// Counters of the batch runner, for /metrics.
+struct batch_gauges {
+  std::atomic<std::int64_t> running_jobs{0};  ///< Supervisors alive.
+  std::atomic<std::int64_t> in_flight{0};     ///< Validations running.
+  std::atomic<std::int64_t> items_done{0};    ///< Results checkpointed.
+  std::atomic<std::int64_t> checkpoints{0};   ///< Checkpoints written.
+};
+
+/// What the runner needs from its surroundings.
+struct batch_runner_env {
+  storage_pool* storage = nullptr;
+  std::shared_ptr<validation::validator> validator;
+  config::batch_settings cfg;
+  /// This process's name in job leases (unique per process).
+  std::string owner;
+  /// Unix seconds.
+  std::function<std::int64_t()> now;
+};
+
+/// The process's batch runner: a facade over the runner actor.
+class batch_runner {
+public:
+  /// Spawns the runner; it looks for work at once and every `cfg.poll_ms`.
+  batch_runner(caf::actor_system& sys, batch_runner_env env);
+
+  /// Stops the runner actor if `stop` was not called.
+  ~batch_runner();
+
+  /// Looks for work now (a job was just queued).
+  void wake();
+
+  /// Stops the job `job_id` at once if this process runs it (it was
+  /// cancelled).
+  void cancelled(const std::string& job_id);
+
+  /// Checkpoints what is finished, releases the leases and stops every
+  /// supervisor; waits at most `timeout`.
+  void stop(std::chrono::milliseconds timeout);
+
+  /// Counters for /metrics.
+  const batch_gauges& gauges() const { return *gauges_; }
+
+private:
+  caf::actor_system& sys_;
+  std::shared_ptr<batch_gauges> gauges_;
+  caf::actor actor_;
+};
+
+/// Returns a lease owner name for this process: host, pid and a random
+/// suffix.
+std::string batch_owner_name();
+
+} // namespace mailassay::actors

@@ -1,0 +1,77 @@
+#pragma once
+
+// Politeness towards each MX host: at most N sessions open at once and at
+// most M new connections per second, so that a batch of addresses at one
+// provider does not look like (or become) a flood. Pure: the caller passes
+// the time and queues whoever is refused.
+
+#include "core/limits/token_bucket.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace mailassay::core::smtp {
+
+/// Limits applied to every MX host.
+struct host_limits_config {
+  /// Sessions open at once per host; 0: unlimited.
+  std::size_t max_sessions = 4;
+  /// New connections per second per host (burst of the same size); 0:
+  /// unlimited.
+  std::int64_t connections_per_second = 0;
+};
+
+/// The answer to a request to open a session.
+struct admission {
+  /// The session may open now; it holds a slot until `close`.
+  bool granted = false;
+  /// When refused by the connection rate: the time to ask again. Empty when
+  /// refused because every slot is taken (ask again after a `close`).
+  std::optional<limits::millis> retry_at;
+};
+
+/// Per-host session slots and connection-rate buckets, keyed by host name
+/// (lower-case). Hosts without open sessions and with a full bucket are
+/// forgotten, so the table holds only hosts in recent use.
+class host_limits {
+public:
+  /// Applies `config` to every host.
+  explicit host_limits(host_limits_config config = {});
+
+  /// Asks to open a session to `host` at `now`: takes a slot and a
+  /// connection token, or neither.
+  admission try_open(std::string_view host, limits::millis now);
+
+  /// Gives back the slot of a session to `host` that has ended.
+  void close(std::string_view host, limits::millis now);
+
+  /// Returns the sessions open to `host`.
+  std::size_t open_sessions(std::string_view host) const;
+
+  /// Returns the number of hosts tracked.
+  std::size_t hosts() const { return hosts_.size(); }
+
+  /// Forgets idle hosts whose bucket is full at `now`.
+  void sweep(limits::millis now);
+
+private:
+  /// One host's state.
+  struct entry {
+    std::size_t open = 0;
+    std::optional<limits::token_bucket> bucket;
+  };
+
+  /// Returns whether `e` may be forgotten at `now`.
+  bool idle(const entry& e, limits::millis now) const;
+
+  host_limits_config config_;
+  std::unordered_map<std::string, entry> hosts_;
+  /// Table size that triggers the next sweep.
+  std::size_t sweep_at_ = 1024;
+};
+
+} // namespace mailassay::core::smtp

@@ -1,0 +1,322 @@
+#include "actors/batch/result_row.hpp"
+#include "core/base/ascii.hpp"
+#include "core/base/time_format.hpp"
+#include "core/batch/intake.hpp"
+#include "core/batch/multipart.hpp"
+#include "http/handler_support.hpp"
+#include "security/random.hpp"
+
+#include <cmath>
+
+namespace mailassay::http {
+
+namespace uc = actors::accounts;
+using core::batch::job;
+using core::batch::job_status;
+
+namespace {
+
+// -- encoding -------------------------------------------------------------------
+
+codec::json time_or_null(const std::optional<std::int64_t>& t) {
+  return t ? codec::json(core::iso8601(*t)) : codec::json(nullptr);
+}
+
+// Seconds left at the average speed since the job started; null while
+// there is nothing to measure.
+codec::json eta_seconds(const job& j, std::int64_t now) {
+  if (j.status == job_status::completed || j.status == job_status::cancelled
+      || j.status == job_status::failed)
+    return 0;
+  auto left = j.items() - j.processed;
+  auto done_here = j.processed - j.invalid_rows;
+  if (j.status != job_status::processing || !j.started_at || done_here <= 0)
+    return nullptr;
+  auto elapsed = std::max<std::int64_t>(1, now - *j.started_at);
+  auto rate = static_cast<double>(done_here) / static_cast<double>(elapsed);
+  return static_cast<std::int64_t>(std::ceil(static_cast<double>(left) / rate));
+}
+
+codec::json job_json(const job& j, std::int64_t now) {
+  auto items = j.items();
+  auto progress = items == 0 ? 100.0
+                             : std::floor(1000.0 * static_cast<double>(j.processed)
+                                          / static_cast<double>(items))
+                                 / 10.0;
+  return {{"id", j.id},
+          {"organizationId", j.organization_id},
+          {"status", core::batch::to_string(j.status)},
+          {"fileName", j.file_name},
+          {"emailColumn", j.email_column.empty() ? codec::json(nullptr)
+                                                 : codec::json(j.email_column)},
+          {"totalRows", j.total_rows},
+          {"uniqueEmails", j.unique_emails},
+          {"duplicatesRemoved", j.duplicates_removed},
+          {"invalidRows", j.invalid_rows},
+          {"processed", j.processed},
+          {"progress", progress},
+          {"counts",
+           {{"valid", j.counts.valid},
+            {"invalid", j.counts.invalid},
+            {"risky", j.counts.risky},
+            {"unknown", j.counts.unknown}}},
+          {"smtp", j.smtp},
+          {"deduplicate", j.deduplicate},
+          {"creditsReserved", j.credits_reserved},
+          {"creditsUsed", j.credits_used},
+          {"createdAt", core::iso8601(j.created_at)},
+          {"startedAt", time_or_null(j.started_at)},
+          {"finishedAt", time_or_null(j.finished_at)},
+          {"etaSeconds", eta_seconds(j, now)}};
+}
+
+// -- upload options -------------------------------------------------------------
+
+core::error unprocessable(std::string message) {
+  auto e = core::make_error(core::errc::validation_failed, "");
+  e.details = {std::move(message)};
+  return e;
+}
+
+core::error bad_request(std::string message) {
+  return core::make_error(core::errc::bad_request, std::move(message));
+}
+
+struct upload_input {
+  std::string_view csv;
+  std::string file_name = "upload.csv";
+  bool deduplicate = true;
+  bool smtp = false;
+  std::string email_column;
+};
+
+// Reads a boolean option; form fields win over query parameters.
+std::optional<core::error> read_flag(const std::optional<std::string>& text,
+                                     const char* name, bool& out) {
+  if (!text)
+    return std::nullopt;
+  auto v = core::ascii_lower(*text);
+  if (v == "true" || v == "1")
+    out = true;
+  else if (v == "false" || v == "0")
+    out = false;
+  else
+    return unprocessable(std::string{name} + " must be a boolean value");
+  return std::nullopt;
+}
+
+core::expected<upload_input> upload_of(const request_view& req) {
+  upload_input in;
+  std::optional<std::string> dedupe = req.query_param("deduplicate");
+  std::optional<std::string> smtp = req.query_param("smtp");
+  std::optional<std::string> column = req.query_param("emailColumn");
+  if (auto name = req.query_param("fileName"))
+    in.file_name = *name;
+  auto type = core::ascii_lower(std::string{req.header("Content-Type").value_or("")});
+  if (type.rfind("multipart/form-data", 0) == 0) {
+    auto parts = core::batch::parse_multipart(
+      std::string{req.header("Content-Type").value_or("")}, req.body);
+    if (!parts)
+      return parts.error_value();
+    bool found = false;
+    for (auto& p : *parts) {
+      if (p.name == "file") {
+        in.csv = p.body;
+        if (!p.filename.empty())
+          in.file_name = p.filename;
+        found = true;
+      } else if (p.name == "deduplicate") {
+        dedupe = std::string{p.body};
+      } else if (p.name == "smtp") {
+        smtp = std::string{p.body};
+      } else if (p.name == "emailColumn") {
+        column = std::string{p.body};
+      }
+    }
+    if (!found)
+      return bad_request("The multipart body has no 'file' part with the CSV");
+  } else if (type.rfind("text/csv", 0) == 0 || type.rfind("text/plain", 0) == 0
+             || type.rfind("application/csv", 0) == 0
+             || type.rfind("application/octet-stream", 0) == 0) {
+    in.csv = req.body;
+  } else {
+    return bad_request("Upload the CSV as multipart/form-data (field 'file') "
+                       "or as a text/csv body");
+  }
+  if (auto e = read_flag(dedupe, "deduplicate", in.deduplicate))
+    return *e;
+  if (auto e = read_flag(smtp, "smtp", in.smtp))
+    return *e;
+  if (column)
+    in.email_column = *column;
+  if (in.file_name.size() > 255)
+    in.file_name.resize(255);
+  return in;
+}
+
+// -- results --------------------------------------------------------------------
+
+core::expected<std::vector<std::string>> status_filter(const request_view& req) {
+  std::vector<std::string> out;
+  auto text = req.query_param("status");
+  if (!text || text->empty())
+    return out;
+  std::size_t start = 0;
+  while (start <= text->size()) {
+    auto end = text->find(',', start);
+    if (end == std::string::npos)
+      end = text->size();
+    auto word = core::ascii_lower(text->substr(start, end - start));
+    if (word != "valid" && word != "invalid" && word != "risky"
+        && word != "unknown")
+      return unprocessable(
+        "status must be a comma-separated list of valid, invalid, risky, unknown");
+    out.push_back(word);
+    start = end + 1;
+  }
+  return out;
+}
+
+// Reads a job of the caller's organization, then runs `f(env, job)`.
+template <class F>
+void with_job(call c, F f) {
+  auto id = c.req().params.at("jobId");
+  with_principal(c, false, [c, id, f = std::move(f)](uc::account_env& env,
+                                                     const uc::principal& who) {
+    auto j = env.db.get_batch_job(who.organization_id, id);
+    if (!j)
+      return c.ex->fail(j.error_value());
+    f(env, *j);
+  });
+}
+
+} // namespace
+
+void handle_batch_upload(call c) {
+  if (static_cast<std::int64_t>(c.req().body.size())
+      > c.svc->cfg.batch.max_file_bytes)
+    return c.ex->fail(core::make_error(
+      core::errc::payload_too_large,
+      "The file is larger than the limit of "
+        + std::to_string(c.svc->cfg.batch.max_file_bytes) + " bytes"));
+  with_principal(c, false, [c](uc::account_env& env, const uc::principal& who) {
+    auto in = upload_of(c.req());
+    if (!in)
+      return c.ex->fail(in.error_value());
+    if (in->smtp && who.key && !who.key->config.smtp)
+      return c.ex->fail(core::make_error(
+        core::errc::forbidden,
+        "SMTP verification is not enabled for this API key (config.smtp)"));
+    core::batch::intake_options opts;
+    opts.deduplicate = in->deduplicate;
+    opts.email_column = in->email_column;
+    opts.max_addresses
+      = static_cast<std::size_t>(c.svc->cfg.batch.max_addresses);
+    opts.syntax = c.svc->syntax;
+    auto read = core::batch::read_csv(in->csv, opts);
+    if (!read)
+      return c.ex->fail(read.error_value());
+    job j;
+    j.id = "job_" + security::random_base62(20);
+    j.organization_id = who.organization_id;
+    j.status = job_status::queued;
+    j.file_name = in->file_name;
+    j.smtp = in->smtp;
+    j.deduplicate = in->deduplicate;
+    core::batch::fill_job(j, *read);
+    j.processed = read->invalid_rows;
+    j.counts.invalid = read->invalid_rows;
+    j.credits_reserved = in->smtp ? read->unique_emails : 0;
+    j.created_at = env.now;
+    auto stored = env.db.create_batch_job(j, read->items);
+    if (!stored)
+      return c.ex->fail(stored.error_value());
+    if (c.svc->batches)
+      c.svc->batches->wake();
+    c.ex->json(201, job_json(j, env.now).dump());
+  });
+}
+
+void handle_list_batches(call c) {
+  with_principal(c, false, [c](uc::account_env& env, const uc::principal& who) {
+    auto jobs = env.db.list_batch_jobs(who.organization_id, 100);
+    if (!jobs)
+      return c.ex->fail(jobs.error_value());
+    auto out = codec::json::array();
+    for (auto& j : *jobs)
+      out.push_back(job_json(j, env.now));
+    c.ex->json(200, codec::json{{"items", out}}.dump());
+  });
+}
+
+void handle_get_batch(call c) {
+  with_job(c, [c](uc::account_env& env, const job& j) {
+    c.ex->json(200, job_json(j, env.now).dump());
+  });
+}
+
+void handle_cancel_batch(call c) {
+  auto id = c.req().params.at("jobId");
+  with_principal(c, false, [c, id](uc::account_env& env,
+                                   const uc::principal& who) {
+    auto j = env.db.cancel_batch_job(who.organization_id, id, env.now);
+    if (!j) {
+      auto e = j.error_value();
+      if (e.code == core::errc::conflict)
+        e.message = "The batch job is no longer active";
+      return c.ex->fail(e);
+    }
+    if (c.svc->batches)
+      c.svc->batches->cancelled(id);
+    c.ex->json(200, job_json(*j, env.now).dump());
+  });
+}
+
+void handle_batch_results(call c) {
+  auto format = c.req().query_param("format").value_or("csv");
+  auto statuses = status_filter(c.req());
+  if (format != "csv" && format != "json")
+    statuses = unprocessable("format must be csv or json");
+  with_job(c, [c, format, statuses](uc::account_env& env, const job& j) {
+    if (!statuses)
+      return c.ex->fail(statuses.error_value());
+    // Done rows only: a running job exports what is finished so far.
+    std::string body;
+    bool csv = format == "csv";
+    if (csv)
+      actors::batch::append_csv_header(body);
+    else
+      body = "{\"jobId\":\"" + j.id + "\",\"status\":\""
+             + std::string{core::batch::to_string(j.status)}
+             + "\",\"results\":[";
+    std::int64_t after = -1;
+    bool first = true;
+    for (;;) {
+      auto page = env.db.batch_items(j.id, after, 5000, true, *statuses);
+      if (!page)
+        return c.ex->fail(page.error_value());
+      for (auto& it : *page) {
+        if (csv) {
+          actors::batch::append_csv_row(body, it);
+        } else {
+          if (!first)
+            body += ',';
+          actors::batch::append_json_row(body, it);
+        }
+        first = false;
+      }
+      if (page->size() < 5000)
+        break;
+      after = page->back().seq;
+    }
+    if (!csv)
+      body += "]}";
+    auto name = j.id + "-results." + format;
+    c.ex->respond(response{
+      200, std::move(body),
+      csv ? "text/csv; charset=utf-8" : "application/json",
+      {{"Content-Disposition", "attachment; filename=\"" + name + "\""}}});
+  });
+}
+
+} // namespace mailassay::http

@@ -1,0 +1,506 @@
+#include "net/smtp_client.hpp"
+
+#include "core/limits/client_ip.hpp"
+
+#include <asio.hpp>
+#include <asio/ssl.hpp>
+#include <openssl/ssl.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace mailassay::net {
+
+namespace {
+
+using tcp = asio::ip::tcp;
+using steady = std::chrono::steady_clock;
+using core::smtp::action;
+using core::smtp::action_kind;
+using core::smtp::connect_failure;
+
+// "ip:port" or "[v6]:port", IP literals only.
+std::optional<tcp::endpoint> parse_endpoint(std::string_view text) {
+  std::string_view host, port;
+  if (text.starts_with('[')) {
+    auto close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() ||
+        text[close + 1] != ':')
+      return std::nullopt;
+    host = text.substr(1, close - 1);
+    port = text.substr(close + 2);
+  } else {
+    auto colon = text.rfind(':');
+    if (colon == std::string_view::npos)
+      return std::nullopt;
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+  }
+  unsigned number = 0;
+  auto [end, ec] =
+      std::from_chars(port.data(), port.data() + port.size(), number);
+  if (port.empty() || ec != std::errc{} || end != port.data() + port.size() ||
+      number == 0 || number > 65535)
+    return std::nullopt;
+  std::error_code bad;
+  auto address = asio::ip::make_address(std::string{host}, bad);
+  if (bad)
+    return std::nullopt;
+  return tcp::endpoint{address, static_cast<std::uint16_t>(number)};
+}
+
+connect_failure classify_connect(const std::error_code& ec) {
+  if (ec == asio::error::connection_refused)
+    return connect_failure::refused;
+  if (ec == asio::error::network_unreachable ||
+      ec == asio::error::host_unreachable)
+    return connect_failure::unreachable;
+  if (ec == asio::error::timed_out)
+    return connect_failure::timeout;
+  return connect_failure::other;
+}
+
+// RFC 1928 §6 reply codes.
+connect_failure classify_socks(std::uint8_t rep) {
+  switch (rep) {
+    case 3:
+    case 4: return connect_failure::unreachable;
+    case 5: return connect_failure::refused;
+    case 6: return connect_failure::timeout;
+    default: return connect_failure::proxy;
+  }
+}
+
+} // namespace
+
+struct smtp_client::impl {
+  explicit impl(smtp_client_config c)
+      : config(std::move(c)), io(std::max(1, config.io_threads)),
+        tls(asio::ssl::context::tls_client) {}
+
+  class call_op;
+
+  smtp_client_config config;
+  asio::io_context io;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>>
+      work;
+  asio::ssl::context tls;
+  std::optional<tcp::endpoint> proxy;
+  std::vector<std::thread> threads;
+
+  std::mutex mutex;
+  bool stopped = false;
+  std::uint64_t next_id = 0;
+  std::unordered_map<std::uint64_t, std::weak_ptr<call_op>> live;
+
+  std::atomic<std::uint64_t> started{0}, connected{0}, blocked{0}, tls_done{0},
+      timeouts{0}, active{0};
+
+  void forget(std::uint64_t id) {
+    std::lock_guard guard{mutex};
+    live.erase(id);
+  }
+};
+
+// One call: owns its socket, timer and session; lives on its own strand.
+class smtp_client::impl::call_op
+    : public std::enable_shared_from_this<smtp_client::impl::call_op> {
+public:
+  call_op(impl& owner, std::uint64_t id, smtp_call call, callback done)
+      : owner_(owner), id_(id), strand_(asio::make_strand(owner.io)),
+        socket_(strand_), timer_(strand_), session_(std::move(call.session)),
+        host_(std::move(call.host)), address_(std::move(call.address)),
+        port_(call.port), step_(call.step_timeout), deadline_(call.deadline),
+        done_(std::move(done)) {}
+
+  void start() {
+    asio::dispatch(strand_, [self = shared_from_this()] { self->begin(); });
+  }
+
+  void cancel() {
+    asio::post(strand_, [self = shared_from_this()] {
+      if (!self->finished_)
+        self->on_timer();
+    });
+  }
+
+private:
+  void begin() {
+    started_ = steady::now();
+    auto decision = owner_.config.policy.check(address_);
+    if (!decision.allowed) {
+      ++owner_.blocked;
+      return fail(connect_failure::blocked,
+                  "address policy: " +
+                      std::string{core::smtp::to_string(decision.kind)});
+    }
+    std::error_code bad;
+    auto address = asio::ip::make_address(address_, bad);
+    if (bad)
+      return fail(connect_failure::other, "bad address: " + address_);
+    target_ = tcp::endpoint{address, port_};
+    arm(step_);
+    auto to = owner_.proxy ? *owner_.proxy : target_;
+    socket_.async_connect(to, [self = shared_from_this()](std::error_code ec) {
+      self->on_connect(ec);
+    });
+  }
+
+  void on_connect(std::error_code ec) {
+    if (finished_)
+      return;
+    if (ec) {
+      auto why = classify_connect(ec);
+      if (owner_.proxy)
+        why = connect_failure::proxy;
+      return fail(why, ec.message());
+    }
+    ++owner_.connected;
+    if (owner_.proxy)
+      return socks_greet();
+    connected();
+  }
+
+  // RFC 1928 §3: version 5, one method, "no authentication required".
+  void socks_greet() {
+    out_.assign("\x05\x01\x00", 3);
+    asio::async_write(
+        socket_, asio::buffer(out_),
+        [self = shared_from_this()](std::error_code ec, std::size_t) {
+          if (self->finished_)
+            return;
+          if (ec)
+            return self->fail(connect_failure::proxy, ec.message());
+          self->socks_method();
+        });
+  }
+
+  void socks_method() {
+    asio::async_read(
+        socket_, asio::buffer(buffer_, 2),
+        [self = shared_from_this()](std::error_code ec, std::size_t) {
+          if (self->finished_)
+            return;
+          if (ec || self->buffer_[0] != 5 || self->buffer_[1] != 0)
+            return self->fail(connect_failure::proxy,
+                              ec ? ec.message() : "no acceptable method");
+          self->socks_connect();
+        });
+  }
+
+  // RFC 1928 §4: CONNECT to the target's IP address and port.
+  void socks_connect() {
+    out_.assign("\x05\x01\x00", 3);
+    auto ip = target_.address();
+    if (ip.is_v4()) {
+      out_.push_back('\x01');
+      auto b = ip.to_v4().to_bytes();
+      out_.append(reinterpret_cast<const char*>(b.data()), b.size());
+    } else {
+      out_.push_back('\x04');
+      auto b = ip.to_v6().to_bytes();
+      out_.append(reinterpret_cast<const char*>(b.data()), b.size());
+    }
+    out_.push_back(static_cast<char>(port_ >> 8));
+    out_.push_back(static_cast<char>(port_ & 0xff));
+    asio::async_write(
+        socket_, asio::buffer(out_),
+        [self = shared_from_this()](std::error_code ec, std::size_t) {
+          if (self->finished_)
+            return;
+          if (ec)
+            return self->fail(connect_failure::proxy, ec.message());
+          self->socks_reply();
+        });
+  }
+
+  // RFC 1928 §6: VER REP RSV ATYP BND.ADDR BND.PORT.
+  void socks_reply() {
+    asio::async_read(
+        socket_, asio::buffer(buffer_, 5),
+        [self = shared_from_this()](std::error_code ec, std::size_t) {
+          if (self->finished_)
+            return;
+          auto& b = self->buffer_;
+          if (ec)
+            return self->fail(connect_failure::proxy, ec.message());
+          if (b[0] != 5)
+            return self->fail(connect_failure::proxy, "not a SOCKS5 reply");
+          auto rep = static_cast<std::uint8_t>(b[1]);
+          if (rep != 0)
+            return self->fail(classify_socks(rep),
+                              "SOCKS5 reply " + std::to_string(rep));
+          // The fifth octet is the first of BND.ADDR (or its length).
+          std::size_t rest = 0;
+          switch (b[3]) {
+            case 1: rest = 4 - 1 + 2; break;
+            case 4: rest = 16 - 1 + 2; break;
+            case 3: rest = static_cast<std::uint8_t>(b[4]) + 2; break;
+            default:
+              return self->fail(connect_failure::proxy, "bad SOCKS5 address");
+          }
+          asio::async_read(self->socket_, asio::buffer(self->buffer_, rest),
+                           [self](std::error_code ec, std::size_t) {
+                             if (self->finished_)
+                               return;
+                             if (ec)
+                               return self->fail(connect_failure::proxy,
+                                                 ec.message());
+                             self->connected();
+                           });
+        });
+  }
+
+  void connected() {
+    connected_ = true;
+    arm(step_); // the greeting gets a full step
+    act(session_.on_connected());
+  }
+
+  void act(action a) {
+    switch (a.kind) {
+      case action_kind::wait: return read();
+      case action_kind::send: return write(std::move(a.line));
+      case action_kind::start_tls: return handshake();
+      case action_kind::close: return succeed();
+    }
+  }
+
+  void read() {
+    auto handler = [self = shared_from_this()](std::error_code ec,
+                                               std::size_t n) {
+      if (self->finished_)
+        return;
+      if (ec)
+        return self->act(self->session_.on_connection_closed());
+      self->act(self->session_.on_data({self->buffer_.data(), n}));
+    };
+    if (tls_)
+      tls_->async_read_some(asio::buffer(buffer_), std::move(handler));
+    else
+      socket_.async_read_some(asio::buffer(buffer_), std::move(handler));
+  }
+
+  void write(std::string line) {
+    out_ = std::move(line);
+    // The addresses are known once QUIT is sent: wait briefly for 221.
+    arm(session_.state() == core::smtp::session_state::quit
+            ? std::min(step_, owner_.config.quit_timeout)
+            : step_);
+    auto handler = [self = shared_from_this()](std::error_code ec,
+                                               std::size_t) {
+      if (self->finished_)
+        return;
+      if (ec)
+        return self->act(self->session_.on_connection_closed());
+      self->read();
+    };
+    if (tls_)
+      asio::async_write(*tls_, asio::buffer(out_), std::move(handler));
+    else
+      asio::async_write(socket_, asio::buffer(out_), std::move(handler));
+  }
+
+  void handshake() {
+    tls_ = std::make_unique<asio::ssl::stream<tcp::socket>>(std::move(socket_),
+                                                            owner_.tls);
+    std::error_code not_ip;
+    asio::ip::make_address(host_, not_ip);
+    // RFC 6066 §3: SNI carries host names, never IP literals.
+    if (not_ip)
+      SSL_set_tlsext_host_name(tls_->native_handle(), host_.c_str());
+    if (owner_.config.verify_tls) {
+      tls_->set_verify_mode(asio::ssl::verify_peer);
+      tls_->set_verify_callback(asio::ssl::host_name_verification(host_));
+    }
+    arm(step_);
+    tls_->async_handshake(asio::ssl::stream_base::client,
+                          [self = shared_from_this()](std::error_code ec) {
+                            if (self->finished_)
+                              return;
+                            if (ec)
+                              return self->act(self->session_.on_tls_failed());
+                            ++self->owner_.tls_done;
+                            self->act(self->session_.on_tls_established());
+                          });
+  }
+
+  void arm(std::chrono::milliseconds d) {
+    auto at = std::min(steady::now() + d, deadline_);
+    timer_.expires_at(at);
+    timer_.async_wait(
+        [self = shared_from_this(), gen = ++timer_gen_](std::error_code ec) {
+          if (ec || gen != self->timer_gen_ || self->finished_)
+            return;
+          self->on_timer();
+        });
+  }
+
+  void on_timer() {
+    ++owner_.timeouts;
+    if (!connected_)
+      return fail(connect_failure::timeout, "no connection in time");
+    // Any action after a time-out ends the call: the socket may still have
+    // an operation pending, so nothing else may be started on it.
+    session_.on_timeout();
+    succeed();
+  }
+
+  void fail(connect_failure why, std::string detail) {
+    report_.transport = why;
+    report_.detail = std::move(detail);
+    report_.result = session_.result();
+    finish();
+  }
+
+  void succeed() {
+    report_.transport = connect_failure::none;
+    report_.result = session_.result();
+    finish();
+  }
+
+  void finish() {
+    if (finished_)
+      return;
+    finished_ = true;
+    timer_.cancel();
+    std::error_code ignored;
+    auto& sock = tls_ ? tls_->next_layer() : socket_;
+    sock.shutdown(tcp::socket::shutdown_both, ignored);
+    sock.close(ignored);
+    --owner_.active;
+    owner_.forget(id_);
+    smtp_call_result out;
+    out.report = std::move(report_);
+    out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        steady::now() - started_);
+    auto done = std::move(done_);
+    done_ = nullptr;
+    if (done)
+      done(std::move(out));
+  }
+
+  impl& owner_;
+  std::uint64_t id_;
+  asio::strand<asio::io_context::executor_type> strand_;
+  tcp::socket socket_;
+  std::unique_ptr<asio::ssl::stream<tcp::socket>> tls_;
+  asio::steady_timer timer_;
+  core::smtp::session session_;
+  std::string host_;
+  std::string address_;
+  std::uint16_t port_;
+  tcp::endpoint target_;
+  std::chrono::milliseconds step_;
+  steady::time_point deadline_;
+  steady::time_point started_ = steady::now();
+  callback done_;
+  std::array<char, 4096> buffer_{};
+  std::string out_;
+  std::uint64_t timer_gen_ = 0;
+  bool connected_ = false;
+  bool finished_ = false;
+  core::smtp::session_report report_;
+};
+
+core::expected<std::unique_ptr<smtp_client>>
+smtp_client::create(smtp_client_config config) {
+  auto self = std::make_shared<impl>(std::move(config));
+  if (!self->config.socks5_proxy.empty()) {
+    self->proxy = parse_endpoint(self->config.socks5_proxy);
+    if (!self->proxy)
+      return core::make_error(core::errc::validation_failed,
+                              "smtp.socks5_proxy: expected ip:port or "
+                              "[v6]:port, got \"" +
+                                  self->config.socks5_proxy + "\"");
+  }
+  std::error_code ec;
+  self->tls.set_options(asio::ssl::context::default_workarounds |
+                            asio::ssl::context::no_sslv2 |
+                            asio::ssl::context::no_sslv3,
+                        ec);
+  if (!ec && self->config.verify_tls)
+    self->tls.set_default_verify_paths(ec);
+  if (ec)
+    return core::make_error(core::errc::internal,
+                            "smtp TLS set-up: " + ec.message());
+  self->tls.set_verify_mode(asio::ssl::verify_none);
+  self->work.emplace(self->io.get_executor());
+  for (int i = 0; i < std::max(1, self->config.io_threads); ++i)
+    self->threads.emplace_back([s = self.get()] { s->io.run(); });
+  return std::unique_ptr<smtp_client>(new smtp_client(std::move(self)));
+}
+
+smtp_client::smtp_client(std::shared_ptr<impl> self) : impl_(std::move(self)) {}
+
+smtp_client::~smtp_client() {
+  shutdown();
+}
+
+void smtp_client::run(smtp_call call, callback done) {
+  auto& s = *impl_;
+  std::shared_ptr<impl::call_op> op;
+  {
+    std::lock_guard guard{s.mutex};
+    if (!s.stopped) {
+      auto id = ++s.next_id;
+      op = std::make_shared<impl::call_op>(s, id, std::move(call),
+                                           std::move(done));
+      s.live.emplace(id, op);
+      ++s.started;
+      ++s.active;
+    }
+  }
+  if (op) {
+    op->start();
+    return;
+  }
+  smtp_call_result out;
+  out.report.transport = connect_failure::other;
+  out.report.detail = "smtp client shut down";
+  out.report.result = call.session.result();
+  if (done)
+    done(std::move(out));
+}
+
+smtp_client_counters smtp_client::counters() const {
+  auto& s = *impl_;
+  smtp_client_counters c;
+  c.started = s.started.load();
+  c.connected = s.connected.load();
+  c.blocked = s.blocked.load();
+  c.tls = s.tls_done.load();
+  c.timeouts = s.timeouts.load();
+  c.active = s.active.load();
+  return c;
+}
+
+void smtp_client::shutdown() {
+  auto& s = *impl_;
+  std::vector<std::shared_ptr<impl::call_op>> ops;
+  {
+    std::lock_guard guard{s.mutex};
+    if (s.stopped)
+      return;
+    s.stopped = true;
+    for (auto& [id, weak] : s.live)
+      if (auto op = weak.lock())
+        ops.push_back(std::move(op));
+  }
+  for (auto& op : ops)
+    op->cancel();
+  ops.clear();
+  s.work.reset();
+  for (auto& t : s.threads)
+    if (t.joinable())
+      t.join();
+}
+
+} // namespace mailassay::net

@@ -1,0 +1,665 @@
+// Batch jobs and their items.
+#include "storage/soci_store.hpp"
+
+#include <algorithm>
+#include <span>
+
+namespace mailassay::storage {
+
+namespace {
+
+using core::errc;
+using core::batch::item;
+using core::batch::job;
+using core::batch::job_status;
+using soci::into;
+using soci::use;
+
+// Rows per statement when writing items: big enough that the per-statement
+// cost vanishes, small enough to keep the bound buffers modest.
+constexpr std::size_t chunk_rows = 5000;
+
+// Seqs one paging query covers at least (see page_items).
+constexpr std::int64_t window_seqs = 5000;
+
+constexpr const char* job_columns =
+    "SELECT id, organization_id, status, file_name, smtp, deduplicate, "
+    "email_column, total_rows, unique_emails, duplicates_removed, "
+    "invalid_rows, processed, count_valid, count_invalid, count_risky, "
+    "count_unknown, credits_reserved, credits_used, created_at, started_at, "
+    "finished_at, lease_owner, lease_expires_at FROM batch_jobs ";
+
+constexpr const char* item_columns =
+    "SELECT seq, email, done, status, reason, score, detail, credits "
+    "FROM batch_items ";
+
+// A job as its columns: flags as 0/1, nullable times with indicators.
+struct job_row {
+  job j;
+  std::string status;
+  int smtp = 0;
+  int deduplicate = 0;
+  std::int64_t started_at = 0;
+  std::int64_t finished_at = 0;
+  soci::indicator started_ind = soci::i_null;
+  soci::indicator finished_ind = soci::i_null;
+
+  void bind_into(soci::statement& st) {
+    st.exchange(into(j.id));
+    st.exchange(into(j.organization_id));
+    st.exchange(into(status));
+    st.exchange(into(j.file_name));
+    st.exchange(into(smtp));
+    st.exchange(into(deduplicate));
+    st.exchange(into(j.email_column));
+    st.exchange(into(j.total_rows));
+    st.exchange(into(j.unique_emails));
+    st.exchange(into(j.duplicates_removed));
+    st.exchange(into(j.invalid_rows));
+    st.exchange(into(j.processed));
+    st.exchange(into(j.counts.valid));
+    st.exchange(into(j.counts.invalid));
+    st.exchange(into(j.counts.risky));
+    st.exchange(into(j.counts.unknown));
+    st.exchange(into(j.credits_reserved));
+    st.exchange(into(j.credits_used));
+    st.exchange(into(j.created_at));
+    st.exchange(into(started_at, started_ind));
+    st.exchange(into(finished_at, finished_ind));
+    st.exchange(into(j.lease_owner));
+    st.exchange(into(j.lease_expires_at));
+  }
+
+  job get() const {
+    auto out = j;
+    out.status =
+        core::batch::parse_job_status(status).value_or(job_status::failed);
+    out.smtp = smtp != 0;
+    out.deduplicate = deduplicate != 0;
+    out.started_at = started_ind == soci::i_ok
+                         ? std::optional<std::int64_t>{started_at}
+                         : std::nullopt;
+    out.finished_at = finished_ind == soci::i_ok
+                          ? std::optional<std::int64_t>{finished_at}
+                          : std::nullopt;
+    return out;
+  }
+};
+
+// Runs `job_columns + tail` with `args` bound in order.
+template <class... Args>
+std::vector<job> select_jobs(soci::session& sql, const std::string& tail,
+                             const Args&... args) {
+  job_row row;
+  soci::statement st(sql);
+  row.bind_into(st);
+  (st.exchange(use(args)), ...);
+  st.alloc();
+  st.prepare(job_columns + tail);
+  st.define_and_bind();
+  st.execute();
+  std::vector<job> out;
+  while (st.fetch())
+    out.push_back(row.get());
+  return out;
+}
+
+// An item as its columns.
+struct item_row {
+  item it;
+  int done = 0;
+
+  void bind_into(soci::statement& st) {
+    st.exchange(into(it.seq));
+    st.exchange(into(it.email));
+    st.exchange(into(done));
+    st.exchange(into(it.status));
+    st.exchange(into(it.reason));
+    st.exchange(into(it.score));
+    st.exchange(into(it.detail));
+    st.exchange(into(it.credits));
+  }
+
+  item get() const {
+    auto out = it;
+    out.done = done != 0;
+    return out;
+  }
+};
+
+// Returns up to `limit` items with seq > after_seq matching `filter` (SQL
+// after the seq bounds, its parameters bound by `bind_filter`), ascending.
+// Each query reads one window of seqs: PostgreSQL has no statistics for a
+// job created since its last ANALYZE and then plans a bitmap scan plus sort
+// of everything after `after_seq`, per page; a window bounds that work.
+template <class BindFilter>
+std::vector<item> page_items(soci::session& sql, const std::string& job_id,
+                             std::int64_t after_seq, std::int64_t limit,
+                             const std::string& filter,
+                             BindFilter bind_filter) {
+  std::vector<item> out;
+  if (limit <= 0)
+    return out;
+  std::int64_t last = 0;
+  soci::indicator last_ind = soci::i_null;
+  sql << "SELECT MAX(seq) FROM batch_items WHERE job_id = :j", use(job_id),
+      into(last, last_ind);
+  if (last_ind != soci::i_ok)
+    return out;
+  const std::int64_t window = std::max<std::int64_t>(limit, window_seqs);
+  // Seqs start at 0; the clamp also keeps `last - low` from overflowing.
+  std::int64_t low = std::max<std::int64_t>(after_seq, -1);
+  std::int64_t high = 0;
+  std::int64_t want = 0;
+  item_row row;
+  soci::statement st(sql);
+  row.bind_into(st);
+  st.exchange(use(job_id));
+  st.exchange(use(low));
+  st.exchange(use(high));
+  bind_filter(st);
+  st.exchange(use(want));
+  st.alloc();
+  st.prepare(std::string{item_columns} +
+             "WHERE job_id = :j AND seq > :lo AND seq <= :hi" + filter +
+             " ORDER BY seq LIMIT :l");
+  st.define_and_bind();
+  while (static_cast<std::int64_t>(out.size()) < limit && low < last) {
+    high = last - low > window ? low + window : last;
+    want = limit - static_cast<std::int64_t>(out.size());
+    st.execute();
+    while (st.fetch())
+      out.push_back(row.get());
+    low = high;
+  }
+  return out;
+}
+
+// Results newly stored by a checkpoint, added to the job's counters.
+struct tally {
+  std::int64_t processed = 0;
+  core::batch::status_counts counts;
+  std::int64_t credits = 0;
+
+  void add(const std::string& status, std::int64_t item_credits) {
+    ++processed;
+    credits += item_credits;
+    if (status == "valid")
+      ++counts.valid;
+    else if (status == "invalid")
+      ++counts.invalid;
+    else if (status == "risky")
+      ++counts.risky;
+    else
+      ++counts.unknown;
+  }
+};
+
+bool known_result_status(const std::string& status) {
+  return status == "valid" || status == "invalid" || status == "risky" ||
+         status == "unknown";
+}
+
+// -- SQLite: one prepared statement, rows bound in bulk ----------------------
+
+void insert_items_sqlite(soci::session& sql, const std::string& job_id,
+                         const std::vector<item>& items) {
+  std::vector<std::string> ids, emails, statuses, reasons, details;
+  std::vector<long long> seqs, credits;
+  std::vector<int> done, scores;
+  soci::statement st =
+      (sql.prepare << "INSERT INTO batch_items (job_id, seq, email, done, "
+                      "status, reason, score, detail, credits) "
+                      "VALUES (:j, :s, :e, :d, :st, :r, :sc, :de, :c)",
+       use(ids), use(seqs), use(emails), use(done), use(statuses), use(reasons),
+       use(scores), use(details), use(credits));
+  for (std::size_t begin = 0; begin < items.size(); begin += chunk_rows) {
+    auto part = std::span{items}.subspan(
+        begin, std::min(chunk_rows, items.size() - begin));
+    ids.assign(part.size(), job_id);
+    seqs.clear();
+    emails.clear();
+    done.clear();
+    statuses.clear();
+    reasons.clear();
+    scores.clear();
+    details.clear();
+    credits.clear();
+    for (const auto& it : part) {
+      seqs.push_back(it.seq);
+      emails.push_back(it.email);
+      done.push_back(it.done ? 1 : 0);
+      statuses.push_back(it.status);
+      reasons.push_back(it.reason);
+      scores.push_back(it.score);
+      details.push_back(it.detail);
+      credits.push_back(it.credits);
+    }
+    st.execute(true);
+  }
+}
+
+tally store_results_sqlite(soci::session& sql, const std::string& job_id,
+                           const std::vector<item>& results) {
+  item cur;
+  // `done = 0` skips items stored by an earlier try of this checkpoint, and
+  // the affected-row count says which items are new.
+  soci::statement st =
+      (sql.prepare << "UPDATE batch_items SET done = 1, status = :st, "
+                      "reason = :r, score = :sc, detail = :de, credits = :c "
+                      "WHERE job_id = :j AND seq = :s AND done = 0",
+       use(cur.status), use(cur.reason), use(cur.score), use(cur.detail),
+       use(cur.credits), use(job_id), use(cur.seq));
+  tally out;
+  for (const auto& it : results) {
+    cur = it;
+    st.execute(true);
+    if (st.get_affected_rows() > 0)
+      out.add(it.status, it.credits);
+  }
+  return out;
+}
+
+// -- PostgreSQL: a chunk of rows per round trip, as arrays -----------------
+
+// SOCI 4.0 runs a bulk-bound statement once per row on PostgreSQL (a round
+// trip each), so whole columns travel as array literals and unnest() turns
+// them back into rows.
+using item_refs = std::span<const item* const>;
+
+template <class Project>
+std::string text_array(item_refs items, Project field) {
+  std::string out = "{";
+  for (const item* it : items) {
+    if (out.size() > 1)
+      out += ',';
+    out += '"';
+    for (char c : field(*it)) {
+      if (c == '"' || c == '\\')
+        out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  out += '}';
+  return out;
+}
+
+template <class Project>
+std::string number_array(item_refs items, Project field) {
+  std::string out = "{";
+  for (const item* it : items) {
+    if (out.size() > 1)
+      out += ',';
+    out += std::to_string(field(*it));
+  }
+  out += '}';
+  return out;
+}
+
+const std::string& email_of(const item& it) {
+  return it.email;
+}
+const std::string& status_of(const item& it) {
+  return it.status;
+}
+const std::string& reason_of(const item& it) {
+  return it.reason;
+}
+const std::string& detail_of(const item& it) {
+  return it.detail;
+}
+long long seq_of(const item& it) {
+  return it.seq;
+}
+long long score_of(const item& it) {
+  return it.score;
+}
+long long credits_of(const item& it) {
+  return it.credits;
+}
+
+// Calls `f` with consecutive chunks of at most `chunk_rows` items.
+template <class F>
+void for_each_chunk(const std::vector<const item*>& items, F f) {
+  for (std::size_t begin = 0; begin < items.size(); begin += chunk_rows)
+    f(item_refs{items}.subspan(begin,
+                               std::min(chunk_rows, items.size() - begin)));
+}
+
+void insert_items_postgresql(soci::session& sql, const std::string& job_id,
+                             const std::vector<item>& items) {
+  // Nearly every item starts pending with default result columns: those
+  // send two arrays instead of eight (parsing them is most of the work).
+  std::vector<const item*> pending, done;
+  for (const auto& it : items)
+    (it.done ? done : pending).push_back(&it);
+  std::string seqs, emails, statuses, reasons, scores, details, credits;
+  if (!pending.empty()) {
+    soci::statement st =
+        (sql.prepare << "INSERT INTO batch_items (job_id, seq, email) "
+                        "SELECT CAST(:j AS TEXT), u.seq, u.email FROM unnest("
+                        "CAST(:s AS BIGINT[]), CAST(:e AS TEXT[])) "
+                        "AS u (seq, email)",
+         use(job_id), use(seqs), use(emails));
+    for_each_chunk(pending, [&](item_refs part) {
+      seqs = number_array(part, seq_of);
+      emails = text_array(part, email_of);
+      st.execute(true);
+    });
+  }
+  if (!done.empty()) {
+    soci::statement st =
+        (sql.prepare << "INSERT INTO batch_items (job_id, seq, email, done, "
+                        "status, reason, score, detail, credits) "
+                        "SELECT CAST(:j AS TEXT), u.seq, u.email, 1, "
+                        "u.status, u.reason, u.score, u.detail, u.credits "
+                        "FROM unnest(CAST(:s AS BIGINT[]), "
+                        "CAST(:e AS TEXT[]), CAST(:st AS TEXT[]), "
+                        "CAST(:r AS TEXT[]), CAST(:sc AS INTEGER[]), "
+                        "CAST(:de AS TEXT[]), CAST(:c AS BIGINT[])) "
+                        "AS u (seq, email, status, reason, score, detail, "
+                        "credits)",
+         use(job_id), use(seqs), use(emails), use(statuses), use(reasons),
+         use(scores), use(details), use(credits));
+    for_each_chunk(done, [&](item_refs part) {
+      seqs = number_array(part, seq_of);
+      emails = text_array(part, email_of);
+      statuses = text_array(part, status_of);
+      reasons = text_array(part, reason_of);
+      scores = number_array(part, score_of);
+      details = text_array(part, detail_of);
+      credits = number_array(part, credits_of);
+      st.execute(true);
+    });
+  }
+}
+
+tally store_results_postgresql(soci::session& sql, const std::string& job_id,
+                               const std::vector<item>& results) {
+  std::vector<const item*> refs;
+  refs.reserve(results.size());
+  for (const auto& it : results)
+    refs.push_back(&it);
+  std::string seqs, statuses, reasons, scores, details, credits;
+  std::int64_t low = 0, high = 0;
+  std::string stored_status;
+  std::int64_t stored_credits = 0;
+  // `done = 0` skips items stored by an earlier try of this checkpoint;
+  // RETURNING lists the rows that changed, as stored. The seq bounds keep
+  // the scan of the job's rows to the chunk's range (see page_items).
+  soci::statement st =
+      (sql.prepare << "UPDATE batch_items AS b SET done = 1, "
+                      "status = u.status, reason = u.reason, "
+                      "score = u.score, detail = u.detail, "
+                      "credits = u.credits FROM unnest("
+                      "CAST(:s AS BIGINT[]), CAST(:st AS TEXT[]), "
+                      "CAST(:r AS TEXT[]), CAST(:sc AS INTEGER[]), "
+                      "CAST(:de AS TEXT[]), CAST(:c AS BIGINT[])) "
+                      "AS u (seq, status, reason, score, detail, credits) "
+                      "WHERE b.job_id = :j AND b.seq >= :lo AND b.seq <= :hi "
+                      "AND b.seq = u.seq AND b.done = 0 "
+                      "RETURNING b.status, b.credits",
+       use(seqs), use(statuses), use(reasons), use(scores), use(details),
+       use(credits), use(job_id), use(low), use(high), into(stored_status),
+       into(stored_credits));
+  tally out;
+  for_each_chunk(refs, [&](item_refs part) {
+    seqs = number_array(part, seq_of);
+    statuses = text_array(part, status_of);
+    reasons = text_array(part, reason_of);
+    scores = number_array(part, score_of);
+    details = text_array(part, detail_of);
+    credits = number_array(part, credits_of);
+    auto [first, last] = std::minmax_element(
+        part.begin(), part.end(),
+        [](const item* a, const item* b) { return a->seq < b->seq; });
+    low = (*first)->seq;
+    high = (*last)->seq;
+    st.execute();
+    while (st.fetch())
+      out.add(stored_status, stored_credits);
+  });
+  return out;
+}
+
+} // namespace
+
+job soci_store::load_batch_job(const std::string* organization_id,
+                               const std::string& job_id, bool lock) {
+  // SQLite's BEGIN IMMEDIATE already serializes writers.
+  std::string lock_clause =
+      lock && url_.kind == dialect::postgresql ? " FOR UPDATE" : "";
+  auto rows =
+      organization_id != nullptr
+          ? select_jobs(sql_,
+                        "WHERE organization_id = :o AND id = :id" + lock_clause,
+                        *organization_id, job_id)
+          : select_jobs(sql_, "WHERE id = :id" + lock_clause, job_id);
+  if (rows.empty())
+    refuse(errc::not_found, "batch job not found");
+  return rows.front();
+}
+
+job soci_store::close_batch_job(const job& j, job_status final_status,
+                                std::int64_t now) {
+  std::string status{core::batch::to_string(final_status)};
+  sql_ << "UPDATE batch_jobs SET status = :s, finished_at = :f, "
+          "lease_owner = '', lease_expires_at = 0 WHERE id = :id",
+      use(status), use(now), use(j.id);
+  // The reservation was taken from the balance without counting as
+  // consumed; now the used part counts and the rest goes back.
+  std::int64_t used = std::min(j.credits_used, j.credits_reserved);
+  std::int64_t refund = j.credits_reserved - used;
+  if (refund > 0 || used > 0)
+    credit_account(j.organization_id, refund, used, "batch_refund", j.id, now);
+  return load_batch_job(nullptr, j.id, false);
+}
+
+expected<unit> soci_store::create_batch_job(const job& j,
+                                            const std::vector<item>& items) {
+  return run<unit>(false, [&] {
+    if (j.credits_reserved < 0)
+      refuse(errc::validation_failed, "credits reserved must not be negative");
+    transaction tx{*this};
+    int smtp = j.smtp ? 1 : 0;
+    int deduplicate = j.deduplicate ? 1 : 0;
+    try {
+      sql_ << "INSERT INTO batch_jobs (id, organization_id, status, "
+              "file_name, smtp, deduplicate, email_column, total_rows, "
+              "unique_emails, duplicates_removed, invalid_rows, processed, "
+              "count_valid, count_invalid, count_risky, count_unknown, "
+              "credits_reserved, credits_used, created_at) VALUES (:id, :o, "
+              "'queued', :f, :sm, :dd, :ec, :tr, :ue, :dr, :ir, :p, :cv, :ci, "
+              ":cr, :cu, :res, :used, :c)",
+          use(j.id), use(j.organization_id), use(j.file_name), use(smtp),
+          use(deduplicate), use(j.email_column), use(j.total_rows),
+          use(j.unique_emails), use(j.duplicates_removed), use(j.invalid_rows),
+          use(j.processed), use(j.counts.valid), use(j.counts.invalid),
+          use(j.counts.risky), use(j.counts.unknown), use(j.credits_reserved),
+          use(j.credits_used), use(j.created_at);
+    } catch (const std::exception& e) {
+      // Another active job of the organization (batch_jobs_one_active).
+      if (is_unique_violation(e, "batch_jobs_one_active",
+                              "batch_jobs.organization_id"))
+        refuse(errc::active_job_exists,
+               "A batch job is already running for this organization");
+      throw;
+    }
+    if (j.credits_reserved > 0)
+      debit_account(j.organization_id, j.credits_reserved, 0, "batch_reserve",
+                    j.id, j.created_at);
+    if (url_.kind == dialect::sqlite)
+      insert_items_sqlite(sql_, j.id, items);
+    else
+      insert_items_postgresql(sql_, j.id, items);
+    tx.commit();
+    return unit{};
+  });
+}
+
+expected<job> soci_store::get_batch_job(const std::string& organization_id,
+                                        const std::string& job_id) {
+  return run<job>(
+      true, [&] { return load_batch_job(&organization_id, job_id, false); });
+}
+
+expected<std::vector<job>>
+soci_store::list_batch_jobs(const std::string& organization_id,
+                            std::int64_t limit) {
+  return run<std::vector<job>>(true, [&] {
+    if (limit <= 0)
+      return std::vector<job>{};
+    return select_jobs(sql_,
+                       "WHERE organization_id = :o "
+                       "ORDER BY created_at DESC, id DESC LIMIT :l",
+                       organization_id, limit);
+  });
+}
+
+expected<job> soci_store::cancel_batch_job(const std::string& organization_id,
+                                           const std::string& job_id,
+                                           std::int64_t now) {
+  return run<job>(false, [&] {
+    transaction tx{*this};
+    auto j = load_batch_job(&organization_id, job_id, true);
+    if (!core::batch::is_active(j.status))
+      refuse(errc::conflict, "batch job is no longer active");
+    auto out = close_batch_job(j, job_status::cancelled, now);
+    tx.commit();
+    return out;
+  });
+}
+
+expected<std::optional<job>>
+soci_store::claim_batch_job(const std::string& owner,
+                            std::int64_t lease_seconds, std::int64_t now) {
+  return run<std::optional<job>>(false, [&] {
+    transaction tx{*this};
+    std::string query = "SELECT id FROM batch_jobs WHERE status = 'queued' OR "
+                        "(status = 'processing' AND lease_expires_at < :n) "
+                        "ORDER BY created_at, id LIMIT 1";
+    // Another process's claim in progress is skipped, not waited for; SQLite
+    // serializes claimers by its write lock instead.
+    if (url_.kind == dialect::postgresql)
+      query += " FOR UPDATE SKIP LOCKED";
+    std::string id;
+    sql_ << query, use(now), into(id);
+    if (!sql_.got_data())
+      return std::optional<job>{};
+    std::int64_t expires = now + lease_seconds;
+    sql_ << "UPDATE batch_jobs SET status = 'processing', lease_owner = :o, "
+            "lease_expires_at = :e, started_at = COALESCE(started_at, :n) "
+            "WHERE id = :id",
+        use(owner), use(expires), use(now), use(id);
+    auto j = load_batch_job(nullptr, id, false);
+    tx.commit();
+    return std::optional<job>{std::move(j)};
+  });
+}
+
+expected<bool> soci_store::renew_batch_lease(const std::string& job_id,
+                                             const std::string& owner,
+                                             std::int64_t lease_seconds,
+                                             std::int64_t now) {
+  return run<bool>(false, [&] {
+    std::int64_t expires = now + lease_seconds;
+    soci::statement st =
+        (sql_.prepare << "UPDATE batch_jobs SET lease_expires_at = :e "
+                         "WHERE id = :id AND status = 'processing' "
+                         "AND lease_owner = :o",
+         use(expires), use(job_id), use(owner));
+    st.execute(true);
+    return st.get_affected_rows() > 0;
+  });
+}
+
+expected<std::vector<item>>
+soci_store::pending_batch_items(const std::string& job_id,
+                                std::int64_t after_seq, std::int64_t limit) {
+  return run<std::vector<item>>(true, [&] {
+    return page_items(sql_, job_id, after_seq, limit, " AND done = 0",
+                      [](soci::statement&) {});
+  });
+}
+
+expected<job> soci_store::save_batch_results(const std::string& job_id,
+                                             const std::string& owner,
+                                             const std::vector<item>& done,
+                                             std::int64_t lease_seconds,
+                                             std::int64_t now) {
+  return run<job>(false, [&] {
+    for (const auto& it : done) {
+      if (!known_result_status(it.status))
+        refuse(errc::validation_failed, "unknown result status \"" + it.status +
+                                            "\" for item " +
+                                            std::to_string(it.seq));
+      if (it.credits < 0)
+        refuse(errc::validation_failed, "item credits must not be negative");
+    }
+    transaction tx{*this};
+    auto j = load_batch_job(nullptr, job_id, true);
+    if (j.status != job_status::processing || j.lease_owner != owner)
+      refuse(errc::conflict, "batch job is not processing for this owner");
+    auto t = url_.kind == dialect::sqlite
+                 ? store_results_sqlite(sql_, job_id, done)
+                 : store_results_postgresql(sql_, job_id, done);
+    std::int64_t expires = now + lease_seconds;
+    sql_ << "UPDATE batch_jobs SET processed = processed + :p, "
+            "count_valid = count_valid + :v, "
+            "count_invalid = count_invalid + :i, "
+            "count_risky = count_risky + :r, "
+            "count_unknown = count_unknown + :u, "
+            "credits_used = credits_used + :c, lease_expires_at = :e "
+            "WHERE id = :id",
+        use(t.processed), use(t.counts.valid), use(t.counts.invalid),
+        use(t.counts.risky), use(t.counts.unknown), use(t.credits),
+        use(expires), use(job_id);
+    auto out = load_batch_job(nullptr, job_id, false);
+    tx.commit();
+    return out;
+  });
+}
+
+expected<job> soci_store::finish_batch_job(const std::string& job_id,
+                                           const std::string& owner,
+                                           job_status final_status,
+                                           std::int64_t now) {
+  return run<job>(false, [&] {
+    if (final_status != job_status::completed &&
+        final_status != job_status::failed)
+      refuse(errc::validation_failed,
+             "a batch job finishes as completed or failed");
+    transaction tx{*this};
+    auto j = load_batch_job(nullptr, job_id, true);
+    if (j.status != job_status::processing || j.lease_owner != owner)
+      refuse(errc::conflict, "batch job is not processing for this owner");
+    auto out = close_batch_job(j, final_status, now);
+    tx.commit();
+    return out;
+  });
+}
+
+expected<std::vector<item>>
+soci_store::batch_items(const std::string& job_id, std::int64_t after_seq,
+                        std::int64_t limit, bool done_only,
+                        const std::vector<std::string>& statuses) {
+  return run<std::vector<item>>(true, [&] {
+    std::string filter;
+    if (done_only || !statuses.empty())
+      filter += " AND done = 1";
+    if (!statuses.empty()) {
+      filter += " AND status IN (";
+      for (std::size_t i = 0; i < statuses.size(); ++i)
+        filter += (i == 0 ? ":s" : ", :s") + std::to_string(i);
+      filter += ")";
+    }
+    return page_items(sql_, job_id, after_seq, limit, filter,
+                      [&](soci::statement& st) {
+                        for (const auto& s : statuses)
+                          st.exchange(use(s));
+                      });
+  });
+}
+
+} // namespace mailassay::storage

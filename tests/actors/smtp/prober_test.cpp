@@ -1,0 +1,539 @@
+#include "actors/smtp/prober.hpp"
+#include "config/settings.hpp"
+#include "core/syntax/address.hpp"
+#include "core/validation/verdict.hpp"
+#include "net/dns_resolver.hpp"
+#include "tests/net/smtp/support.hpp"
+#include "tests/peers/dns_peer.hpp"
+#include "tests/peers/smtp_peer.hpp"
+
+#include <caf/all.hpp>
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace mailassay;
+using namespace std::chrono_literals;
+using actors::smtp::probe_request;
+using actors::smtp::probe_result;
+using actors::smtp::prober;
+using actors::smtp::prober_config;
+using core::smtp::connect_failure;
+using core::smtp::rcpt_verdict;
+using core::smtp::tls_policy;
+using tests::peers::dns_peer;
+using tests::peers::smtp_greeting;
+using tests::peers::smtp_peer;
+using tests::peers::smtp_peer_options;
+using tests::peers::smtp_rcpt_behaviour;
+using tests::peers::smtp_rcpt_rule;
+
+namespace {
+
+// A prober on a real (threaded) CAF system, resolving MX hosts with the DNS
+// peer, talking to SMTP peers on 127.0.0.x that all listen on one port (as
+// MX hosts on port 25 do). Nothing leaves 127.0.0.0/8.
+struct fixture {
+  fixture() {
+    cfg.set("scheduler.max-threads", 2);
+    cfg.set("logger.verbosity", caf::atom("quiet"));
+    sys = std::make_unique<caf::actor_system>(cfg);
+    net::dns_resolver_config rc;
+    rc.servers = {dns.server()};
+    rc.timeout = 300ms;
+    rc.tries = 1;
+    resolver = std::shared_ptr<net::dns_resolver>(
+        std::move(net::dns_resolver::create(std::move(rc)).value()));
+  }
+
+  ~fixture() {
+    if (p)
+      p->stop();
+    p.reset();
+    resolver->shutdown();
+    sys.reset();
+  }
+
+  // An SMTP peer for MX host `host` on `address`, in the DNS peer too.
+  smtp_peer& mx(const std::string& host, const std::string& address,
+                smtp_peer_options o = {}) {
+    o.address = address;
+    o.port = port;
+    o.hostname = host;
+    peers.push_back(std::make_unique<smtp_peer>(o));
+    port = peers.back()->port();
+    dns.add_a(host, address);
+    return *peers.back();
+  }
+
+  prober_config config() {
+    prober_config c;
+    c.identity = {"probe.mailassay.io", "verify@mailassay.io"};
+    c.allow_private_targets = {"127.0.0.0/8"};
+    c.retry_delays = {300ms, 300ms};
+    c.min_step = 200ms;
+    c.quit_timeout = 200ms;
+    c.tls = tls_policy::never;
+    c.connections_per_second_per_host = 0;
+    return c;
+  }
+
+  void start(prober_config c) {
+    if (port == 0)
+      port = tests::smtp::closed_port("127.0.0.1");
+    c.port = port;
+    auto made = prober::create(*sys, std::move(c), resolver);
+    REQUIRE(made.has_value());
+    p = std::move(*made);
+  }
+
+  static core::dns::mail_route route(std::vector<std::string> hosts) {
+    core::dns::mail_route r;
+    r.kind = core::dns::route_kind::mx;
+    std::uint16_t prio = 10;
+    for (auto& h : hosts)
+      r.hosts.push_back({h, prio += 10});
+    return r;
+  }
+
+  std::future<probe_result>
+  start_probe(std::string domain, std::vector<std::string> addresses,
+              std::vector<std::string> hosts,
+              std::chrono::milliseconds budget = 3000ms) {
+    auto promise = std::make_shared<std::promise<probe_result>>();
+    auto future = promise->get_future();
+    p->probe({std::move(domain), std::move(addresses), route(std::move(hosts)),
+              budget},
+             [promise](probe_result r) { promise->set_value(std::move(r)); });
+    return future;
+  }
+
+  probe_result probe(std::string domain, std::vector<std::string> addresses,
+                     std::vector<std::string> hosts,
+                     std::chrono::milliseconds budget = 3000ms) {
+    auto f = start_probe(std::move(domain), std::move(addresses),
+                         std::move(hosts), budget);
+    REQUIRE(f.wait_for(budget + 5s) == std::future_status::ready);
+    return f.get();
+  }
+
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  dns_peer dns;
+  std::shared_ptr<net::dns_resolver> resolver;
+  std::vector<std::unique_ptr<smtp_peer>> peers;
+  std::uint16_t port = 0;
+  std::unique_ptr<prober> p;
+};
+
+smtp_peer_options with(smtp_greeting g) {
+  smtp_peer_options o;
+  o.greeting = g;
+  return o;
+}
+
+core::validation::verdict decide(const std::string& email,
+                                 const core::smtp::address_outcome& o) {
+  core::syntax::options opts;
+  opts.allow_test_domains = true;
+  static core::syntax::parsed_address a;
+  a = core::syntax::parse(email, opts);
+  core::validation::facts f;
+  f.address = &a;
+  f.route = core::dns::route_kind::mx;
+  f.smtp = actors::smtp::to_smtp_facts(o);
+  return core::validation::decide(f);
+}
+
+} // namespace
+
+TEST_SUITE("actors.smtp.prober") {
+  TEST_CASE("asks several addresses in one session and reads each reply") {
+    fixture fx;
+    auto& peer = fx.mx("mx.one.test", "127.0.0.101");
+    peer.add_rule("alice", smtp_rcpt_behaviour::accept);
+    peer.add_rule("full", smtp_rcpt_behaviour::mailbox_full);
+    peer.add_rule("off", smtp_rcpt_behaviour::disabled);
+    peer.add_rule("spam", smtp_rcpt_behaviour::policy_block);
+    peer.set_default({"*", smtp_rcpt_behaviour::no_such_user});
+    fx.start(fx.config());
+    auto r = fx.probe("one.test",
+                      {"alice@one.test", "ghost@one.test", "full@one.test",
+                       "off@one.test", "spam@one.test"},
+                      {"mx.one.test"});
+    REQUIRE(r.addresses.size() == 5);
+    struct row {
+      rcpt_verdict verdict;
+      const char* status;
+      const char* reason;
+    };
+    const row rows[] = {
+        {rcpt_verdict::accepted, "valid", "accepted_email"},
+        {rcpt_verdict::no_such_user, "invalid", "rejected_email"},
+        {rcpt_verdict::mailbox_full, "risky", "mailbox_full"},
+        {rcpt_verdict::disabled, "invalid", "mailbox_disabled"},
+        {rcpt_verdict::blocked_by_policy, "unknown", "smtp_error"},
+    };
+    for (std::size_t i = 0; i < 5; ++i) {
+      const auto& o = r.addresses[i];
+      CAPTURE(o.address);
+      CHECK(o.rcpt.verdict == rows[i].verdict);
+      CHECK(o.host == "mx.one.test");
+      CHECK(o.attempts == 1);
+      CHECK(o.catch_all == false);
+      auto v = decide(o.address, o);
+      CHECK(to_string(v.state) == rows[i].status);
+      CHECK(v.reason == rows[i].reason);
+    }
+    CHECK(peer.connections() == 1);
+    CHECK(peer.commands("RCPT") == 6); // five addresses + catch-all probe
+    REQUIRE(r.sessions.size() == 1);
+    CHECK(r.sessions[0].address == "127.0.0.101");
+    CHECK(r.failure.empty());
+  }
+
+  TEST_CASE("backs off after a 452: the rest one per session") {
+    fixture fx;
+    smtp_peer_options o;
+    o.max_rcpts_per_session = 2;
+    auto& peer = fx.mx("mx.two.test", "127.0.0.102", o);
+    fx.start(fx.config());
+    auto r = fx.probe("two.test",
+                      {"a@two.test", "b@two.test", "c@two.test", "d@two.test"},
+                      {"mx.two.test"});
+    for (auto& a : r.addresses)
+      CHECK(a.rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(r.addresses[1].attempts == 2); // 452 first, accepted later
+    CHECK(r.catch_all == true);
+    CHECK(peer.connections() == 4);
+  }
+
+  TEST_CASE("retries a greylisted address with the same sender") {
+    fixture fx;
+    auto& peer = fx.mx("mx.grey.test", "127.0.0.103");
+    peer.add_rule({"grey-*", smtp_rcpt_behaviour::greylist, 250ms, ""});
+    peer.add_rule({"never", smtp_rcpt_behaviour::greylist, 60s, ""});
+    fx.start(fx.config());
+    auto r = fx.probe("grey.test", {"grey-1@grey.test", "never@grey.test"},
+                      {"mx.grey.test"}, 2000ms);
+    const auto& ok = r.addresses[0];
+    CHECK(ok.rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(ok.deferrals == 1);
+    CHECK(ok.attempts == 2);
+    const auto& grey = r.addresses[1];
+    CHECK(grey.greylisted());
+    CHECK(grey.deferrals == 3);
+    auto facts = actors::smtp::to_smtp_facts(grey);
+    CHECK(facts.greylisted);
+    CHECK_FALSE(facts.deliverable.has_value());
+    CHECK(r.elapsed >= 600ms);
+    CHECK(r.elapsed < 2000ms);
+    CHECK(peer.sessions() == 3);
+    // Every attempt came from the same sender (greylisting keys on it).
+    for (auto& line : peer.received())
+      if (line.rfind("MAIL", 0) == 0)
+        CHECK(line == "MAIL FROM:<verify@mailassay.io>");
+  }
+
+  TEST_CASE("finds a catch-all domain once and reuses the verdict") {
+    fixture fx;
+    auto& peer = fx.mx("mx.catch.test", "127.0.0.104");
+    fx.start(fx.config());
+    auto first =
+        fx.probe("catch.test", {"alice@catch.test"}, {"mx.catch.test"});
+    CHECK(first.catch_all == true);
+    CHECK_FALSE(first.catch_all_cached);
+    CHECK(peer.commands("RCPT") == 2);
+    auto v = decide("alice@catch.test", first.addresses[0]);
+    CHECK(v.reason == "catch_all");
+    auto second = fx.probe("catch.test", {"bob@catch.test"}, {"mx.catch.test"});
+    CHECK(second.catch_all == true);
+    CHECK(second.catch_all_cached);
+    CHECK(second.addresses[0].catch_all == true);
+    CHECK(peer.commands("RCPT") == 3); // no new probe RCPT
+    CHECK(fx.p->counters().catch_all_hits == 1);
+  }
+
+  TEST_CASE("a tarpit uses its budget while another probe completes") {
+    fixture fx;
+    fx.mx("mx.tarpit.test", "127.0.0.105", with(smtp_greeting::tarpit));
+    fx.mx("mx.healthy.test", "127.0.0.106");
+    fx.start(fx.config());
+    auto t0 = std::chrono::steady_clock::now();
+    auto tarpit = fx.start_probe("tarpit.test", {"a@tarpit.test"},
+                                 {"mx.tarpit.test"}, 1000ms);
+    auto healthy =
+        fx.probe("healthy.test", {"a@healthy.test"}, {"mx.healthy.test"});
+    CHECK(std::chrono::steady_clock::now() - t0 < 800ms);
+    CHECK(healthy.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(tarpit.wait_for(0ms) != std::future_status::ready);
+    REQUIRE(tarpit.wait_for(3s) == std::future_status::ready);
+    auto r = tarpit.get();
+    CHECK(r.elapsed >= 1000ms);
+    CHECK(r.elapsed < 1500ms);
+    CHECK(r.addresses[0].timed_out);
+    CHECK(decide("a@tarpit.test", r.addresses[0]).reason == "timeout");
+  }
+
+  TEST_CASE("waits for a slow dripping server within the budget") {
+    fixture fx;
+    smtp_peer_options o;
+    o.drip_delay = 2ms;
+    o.reply_delay = 100ms;
+    fx.mx("mx.slow.test", "127.0.0.107", o);
+    fx.start(fx.config());
+    auto r = fx.probe("slow.test", {"a@slow.test"}, {"mx.slow.test"}, 4000ms);
+    CHECK(r.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+  }
+
+  TEST_CASE("a drop mid-session leaves that address undecided") {
+    fixture fx;
+    auto& peer = fx.mx("mx.drop.test", "127.0.0.108");
+    peer.add_rule("dropme", smtp_rcpt_behaviour::drop);
+    fx.start(fx.config());
+    auto r = fx.probe("drop.test",
+                      {"a@drop.test", "dropme@drop.test", "b@drop.test"},
+                      {"mx.drop.test"});
+    CHECK(r.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(r.addresses[1].rcpt.verdict == rcpt_verdict::other_temporary);
+    CHECK_FALSE(r.addresses[1].timed_out);
+    CHECK(r.addresses[2].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(decide("dropme@drop.test", r.addresses[1]).reason == "smtp_error");
+  }
+
+  TEST_CASE("falls to the next MX after garbage, a busy greeting or a "
+            "refused port") {
+    fixture fx;
+    fx.mx("mx1.garbage.test", "127.0.0.109", with(smtp_greeting::garbage));
+    fx.mx("mx1.busy.test", "127.0.0.110", with(smtp_greeting::busy));
+    auto& good = fx.mx("mx2.good.test", "127.0.0.111");
+    fx.dns.add_a("mx1.refused.test", "127.0.0.112"); // nothing listens
+    fx.start(fx.config());
+    for (auto first :
+         {"mx1.garbage.test", "mx1.busy.test", "mx1.refused.test"}) {
+      CAPTURE(first);
+      auto r = fx.probe("d.test", {"a@d.test"}, {first, "mx2.good.test"});
+      CHECK(r.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+      CHECK(r.addresses[0].host == "mx2.good.test");
+      REQUIRE(r.sessions.size() == 2);
+      CHECK(r.sessions[0].host == first);
+    }
+    auto refused = fx.probe("d.test", {"a@d.test"}, {"mx1.refused.test"});
+    CHECK(refused.sessions[0].transport == connect_failure::refused);
+    CHECK(refused.failure == "all_hosts_failed");
+    CHECK(good.connections() == 3);
+  }
+
+  TEST_CASE("skips an MX host without addresses") {
+    fixture fx;
+    fx.mx("mx2.noaddr.test", "127.0.0.113");
+    fx.start(fx.config());
+    auto r = fx.probe("noaddr.test", {"a@noaddr.test"},
+                      {"mx1.noaddr.test", "mx2.noaddr.test"});
+    CHECK(r.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(r.sessions.size() == 1);
+  }
+
+  TEST_CASE("upgrades with STARTTLS, or requires it") {
+    fixture fx;
+    smtp_peer_options tls;
+    tls.starttls = true;
+    auto& secure = fx.mx("mx.tls.test", "127.0.0.114", tls);
+    auto& plain = fx.mx("mx.plain.test", "127.0.0.115");
+    auto c = fx.config();
+    c.tls = tls_policy::opportunistic;
+    fx.start(c);
+    auto a = fx.probe("tls.test", {"a@tls.test"}, {"mx.tls.test"});
+    CHECK(a.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(a.sessions[0].tls);
+    CHECK(secure.tls_sessions() == 1);
+    auto b = fx.probe("plain.test", {"a@plain.test"}, {"mx.plain.test"});
+    CHECK(b.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK_FALSE(b.sessions[0].tls);
+    fx.p->stop();
+    auto strict = fx.config();
+    strict.tls = tls_policy::required;
+    fx.start(strict);
+    auto d = fx.probe("tls.test", {"a@tls.test"}, {"mx.tls.test"});
+    CHECK(d.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(d.sessions[0].tls);
+    auto e = fx.probe("plain.test", {"a@plain.test"}, {"mx.plain.test"});
+    CHECK(e.addresses[0].rcpt.verdict == rcpt_verdict::not_attempted);
+    CHECK(e.sessions[0].failure ==
+          core::smtp::session_failure::tls_unavailable);
+    CHECK(plain.commands("MAIL") == 1); // only the opportunistic probe
+  }
+
+  TEST_CASE("never connects to loopback with an empty allow-list") {
+    fixture fx;
+    auto& peer = fx.mx("mx.local.test", "127.0.0.1");
+    auto c = fx.config();
+    c.allow_private_targets.clear();
+    fx.start(c);
+    auto r = fx.probe("local.test", {"a@local.test"}, {"mx.local.test"});
+    CHECK(peer.connections() == 0);
+    CHECK(r.failure == "unroutable_mx");
+    CHECK(r.blocked == std::vector<std::string>{"127.0.0.1"});
+    CHECK(r.sessions.empty());
+    const auto& o = r.addresses[0];
+    CHECK(o.unroutable);
+    auto v = decide("a@local.test", o);
+    CHECK(v.state == core::validation::status::unknown);
+    CHECK(v.reason == "unroutable_mx");
+    // An MX given as an IP literal, and an implicit MX, are checked too.
+    auto literal = fx.probe("local.test", {"a@local.test"}, {"127.0.0.1"});
+    CHECK(literal.failure == "unroutable_mx");
+    core::dns::mail_route implicit;
+    implicit.kind = core::dns::route_kind::implicit_mx;
+    implicit.addresses = {"127.0.0.1", "::1"};
+    std::promise<probe_result> done;
+    fx.p->probe({"local.test", {"a@local.test"}, implicit, 1000ms},
+                [&done](probe_result r) { done.set_value(std::move(r)); });
+    auto imp = done.get_future().get();
+    CHECK(imp.failure == "unroutable_mx");
+    CHECK(imp.blocked.size() == 2);
+    CHECK(peer.connections() == 0);
+  }
+
+  TEST_CASE("holds at most max_sessions_per_host sessions per host") {
+    fixture fx;
+    smtp_peer_options o;
+    o.reply_delay = 30ms;
+    auto& peer = fx.mx("mx.busy.test", "127.0.0.116", o);
+    auto c = fx.config();
+    c.max_sessions_per_host = 2;
+    fx.start(c);
+    std::vector<std::future<probe_result>> all;
+    for (int i = 0; i < 6; ++i)
+      all.push_back(fx.start_probe("d" + std::to_string(i) + ".test",
+                                   {"a@d" + std::to_string(i) + ".test"},
+                                   {"mx.busy.test"}));
+    for (auto& f : all) {
+      REQUIRE(f.wait_for(8s) == std::future_status::ready);
+      CHECK(f.get().addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    }
+    CHECK(peer.connections() == 6);
+    CHECK(peer.peak_dialogues() <= 2);
+    CHECK(peer.peak_dialogues() == 2);
+  }
+
+  TEST_CASE("spaces new connections per host by the configured rate") {
+    fixture fx;
+    auto& peer = fx.mx("mx.rate.test", "127.0.0.117");
+    auto c = fx.config();
+    c.max_sessions_per_host = 0;
+    c.connections_per_second_per_host = 4;
+    fx.start(c);
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::future<probe_result>> all;
+    for (int i = 0; i < 6; ++i)
+      all.push_back(fx.start_probe("r" + std::to_string(i) + ".test",
+                                   {"a@r" + std::to_string(i) + ".test"},
+                                   {"mx.rate.test"}));
+    for (auto& f : all)
+      REQUIRE(f.wait_for(8s) == std::future_status::ready);
+    // Four at once, then one every 250 ms.
+    auto took = std::chrono::steady_clock::now() - t0;
+    CHECK(took >= 450ms);
+    CHECK(took < 2000ms);
+    CHECK(peer.connections() == 6);
+  }
+
+  TEST_CASE("many probes against a tarpit add no threads") {
+    fixture fx;
+    tests::smtp::silent_listener tarpit("127.0.0.118");
+    fx.port = tarpit.port();
+    fx.dns.add_a("mx.pit.test", "127.0.0.118");
+    auto c = fx.config();
+    c.max_sessions_per_host = 0;
+    fx.start(c);
+    // Warm up: the resolver and the scheduler threads exist already.
+    fx.probe("warm.test", {"a@warm.test"}, {"mx.pit.test"}, 200ms);
+    auto before = tests::smtp::thread_count();
+    std::vector<std::future<probe_result>> all;
+    for (int i = 0; i < 300; ++i)
+      all.push_back(fx.start_probe("p" + std::to_string(i) + ".test",
+                                   {"a@p" + std::to_string(i) + ".test"},
+                                   {"mx.pit.test"}, 1500ms));
+    std::this_thread::sleep_for(800ms);
+    CHECK(tests::smtp::thread_count() == before);
+    for (auto& f : all) {
+      REQUIRE(f.wait_for(5s) == std::future_status::ready);
+      CHECK(f.get().addresses[0].timed_out);
+    }
+  }
+
+  TEST_CASE("stop answers probes in flight") {
+    fixture fx;
+    fx.mx("mx.stop.test", "127.0.0.119", with(smtp_greeting::tarpit));
+    fx.start(fx.config());
+    auto f =
+        fx.start_probe("stop.test", {"a@stop.test"}, {"mx.stop.test"}, 30s);
+    std::this_thread::sleep_for(200ms);
+    fx.p->stop();
+    REQUIRE(f.wait_for(2s) == std::future_status::ready);
+    CHECK(f.get().failure == "stopped");
+    auto late = fx.start_probe("stop.test", {"a@stop.test"}, {"mx.stop.test"});
+    REQUIRE(late.wait_for(1s) == std::future_status::ready);
+    CHECK(late.get().failure == "stopped");
+  }
+
+  TEST_CASE("refuses a local identity at start unless forced") {
+    fixture fx;
+    auto c = fx.config();
+    c.identity.helo = "localhost.localdomain";
+    CHECK_FALSE(prober::create(*fx.sys, c, fx.resolver).has_value());
+    c.force_identity = true;
+    auto forced = prober::create(*fx.sys, c, fx.resolver);
+    REQUIRE(forced.has_value());
+    (*forced)->stop();
+    auto d = fx.config();
+    d.identity.mail_from = "me@gmail.com";
+    d.is_free_mail = [](std::string_view domain) {
+      return domain == "gmail.com";
+    };
+    CHECK_FALSE(prober::create(*fx.sys, d, fx.resolver).has_value());
+    auto e = fx.config();
+    e.allow_private_targets = {"nonsense"};
+    CHECK_FALSE(prober::create(*fx.sys, e, fx.resolver).has_value());
+  }
+
+  TEST_CASE("a route without MX hosts probes nothing") {
+    fixture fx;
+    fx.start(fx.config());
+    core::dns::mail_route none;
+    none.kind = core::dns::route_kind::null_mx;
+    std::promise<probe_result> done;
+    fx.p->probe({"null.test", {"a@null.test"}, none, 1000ms},
+                [&done](probe_result r) { done.set_value(std::move(r)); });
+    auto r = done.get_future().get();
+    CHECK(r.failure == "no_route");
+    REQUIRE(r.addresses.size() == 1);
+    CHECK(r.addresses[0].rcpt.verdict == rcpt_verdict::not_attempted);
+  }
+
+  TEST_CASE("builds its settings from the [smtp] section") {
+    config::smtp_settings s;
+    s.tls = "required";
+    s.retry_delays_ms = {100, 200};
+    s.allow_private_targets = {"127.0.0.0/8"};
+    auto c = actors::smtp::make_prober_config(s, "Mail.Example.IO");
+    CHECK(c.identity.helo == "mail.example.io");
+    CHECK(c.identity.mail_from.empty());
+    CHECK(c.tls == tls_policy::required);
+    CHECK(c.retry_delays ==
+          std::vector<std::chrono::milliseconds>{100ms, 200ms});
+    CHECK(c.port == 25);
+    CHECK(c.max_sessions_per_host == 4);
+    CHECK(c.allow_private_targets == s.allow_private_targets);
+    CHECK(
+        actors::smtp::make_prober_config(s, "a1b2c3d4").identity.helo.empty());
+    s.helo = "probe.example.io";
+    CHECK(actors::smtp::make_prober_config(s, "a1b2c3d4").identity.helo ==
+          "probe.example.io");
+  }
+}

@@ -1,0 +1,396 @@
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "tests/http/fixtures.hpp"
+#include "tests/peers/dns_peer.hpp"
+
+using namespace mailassay::testing;
+using mailassay::tests::peers::dns_peer;
+
+namespace {
+
+constexpr const char* zone = R"(
+good.test MX 10 mx.good.test
+other.test MX 10 mx.other.test
+gone.test NXDOMAIN
+*.slow.test MX 10 mx.slow.test
+*.slow.test DELAY 150
+)";
+
+std::string source_dir() { return std::getenv("MAILASSAY_SOURCE_DIR"); }
+
+// The database of a server that must survive a restart: the shared test
+// PostgreSQL when the suite runs against it, else a SQLite file of ours.
+std::string durable_db_url(const std::string& dir) {
+  if (auto* url = std::getenv("MAILASSAY_TEST_HTTP_DB_URL"))
+    return url;
+  return "sqlite://" + dir + "/batch.db";
+}
+
+struct batch_env {
+  dns_peer dns;
+  std::map<std::string, std::string> env;
+  std::unique_ptr<server_process> srv;
+  std::unique_ptr<api> a;
+  std::string jwt;
+  std::string key;
+
+  explicit batch_env(std::map<std::string, std::string> extra = {}) {
+    dns.load_zone(zone);
+    env = {{"MAILASSAY_DNS_SERVERS", dns.server()},
+           {"MAILASSAY_DNS_TIMEOUT_MS", "1000"},
+           {"MAILASSAY_DNS_TRIES", "1"},
+           {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
+           {"MAILASSAY_BATCH_POLL_MS", "100"},
+           {"MAILASSAY_RISK_DATA_DIR", source_dir() + "/data/risk"}};
+    for (auto& [k, v] : extra)
+      env[k] = v;
+    start();
+    jwt = a->signup("B", unique_email("b"))["accessToken"].get<std::string>();
+    key = a->create_key(jwt)["key"].get<std::string>();
+  }
+
+  void start() {
+    a.reset();
+    srv = std::make_unique<server_process>(env);
+    a = std::make_unique<api>(api{*srv});
+  }
+
+  http_response upload(const std::string& csv, const std::string& query = "",
+                       const std::string& type = "text/csv") {
+    return a->call("POST", "/v2/batch/upload" + query, "", csv,
+                   {{"Authorization", "Bearer " + key}, {"Content-Type", type}});
+  }
+
+  http_response upload_multipart(const std::string& csv,
+                                 const std::map<std::string, std::string>& fields
+                                 = {}) {
+    std::string b = "XyZbOuNdArY";
+    std::string body;
+    for (auto& [name, value] : fields)
+      body += "--" + b + "\r\nContent-Disposition: form-data; name=\"" + name
+              + "\"\r\n\r\n" + value + "\r\n";
+    body += "--" + b
+            + "\r\nContent-Disposition: form-data; name=\"file\"; "
+              "filename=\"list.csv\"\r\nContent-Type: text/csv\r\n\r\n"
+            + csv + "\r\n--" + b + "--\r\n";
+    return upload(body, "", "multipart/form-data; boundary=" + b);
+  }
+
+  json get(const std::string& path, int expect = 200) {
+    auto r = a->call("GET", path, key);
+    REQUIRE_MESSAGE(r.status == expect, r.body);
+    return json::parse(r.body);
+  }
+
+  // Polls until the job leaves the active states (or `limit` passes).
+  json wait_done(const std::string& id,
+                 std::chrono::seconds limit = std::chrono::seconds(60)) {
+    auto until = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      auto j = get("/v2/batch/" + id);
+      auto s = j["status"].get<std::string>();
+      if (s != "queued" && s != "processing")
+        return j;
+      REQUIRE_MESSAGE(std::chrono::steady_clock::now() < until, j.dump());
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  std::vector<std::vector<std::string>> export_csv(const std::string& id,
+                                                   const std::string& q = "") {
+    auto r = a->call("GET", "/v2/batch/" + id + "/results?format=csv" + q, key);
+    REQUIRE_MESSAGE(r.status == 200, r.body);
+    CHECK(r.header("content-type").rfind("text/csv", 0) == 0);
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in{r.body};
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty() && line.back() == '\r')
+        line.pop_back();
+      std::vector<std::string> cells;
+      std::string cell;
+      std::istringstream ls{line};
+      while (std::getline(ls, cell, ','))
+        cells.push_back(cell);
+      rows.push_back(cells);
+    }
+    return rows;
+  }
+};
+
+std::string numbered_csv(int n, const std::string& domain_fmt) {
+  std::string csv = "email\n";
+  for (int i = 0; i < n; ++i) {
+    auto d = domain_fmt;
+    auto p = d.find("{}");
+    if (p != std::string::npos)
+      d.replace(p, 2, std::to_string(i));
+    csv += "user" + std::to_string(i) + "@" + d + "\n";
+  }
+  return csv;
+}
+
+} // namespace
+
+TEST_SUITE("http.batch") {
+  TEST_CASE("an upload is de-duplicated, processed and exported row by row") {
+    batch_env env;
+    std::string csv = "name,Email\n"
+                      "Ann,ann@good.test\n"
+                      "Ann again,ann@GOOD.test\n"
+                      "Bob,bob@good.test\n"
+                      "Nobody,not an address\n"
+                      "Empty,\n"
+                      "Gone,x@gone.test\n"
+                      "Case,Ann@good.test\n";
+    auto r = env.upload_multipart(csv, {{"deduplicate", "true"}});
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    auto j = json::parse(r.body);
+    CHECK(j["status"] == "queued");
+    CHECK(j["fileName"] == "list.csv");
+    CHECK(j["emailColumn"] == "Email");
+    CHECK(j["totalRows"] == 7);
+    CHECK(j["duplicatesRemoved"] == 1); // the domain is case-insensitive
+    CHECK(j["invalidRows"] == 2);
+    CHECK(j["uniqueEmails"] == 4); // ann, bob, x@gone, Ann (local part exact)
+    CHECK(j["smtp"] == false);
+    CHECK(j["deduplicate"] == true);
+
+    auto done = env.wait_done(j["id"]);
+    CHECK(done["status"] == "completed");
+    CHECK(done["processed"] == 6);
+    CHECK(done["progress"] == 100.0);
+    CHECK(done["counts"]["valid"] == 3);
+    CHECK(done["counts"]["invalid"] == 3);
+    CHECK(done["etaSeconds"] == 0);
+    CHECK_FALSE(done["startedAt"].is_null());
+    CHECK_FALSE(done["finishedAt"].is_null());
+
+    auto rows = env.export_csv(j["id"]);
+    REQUIRE(rows.size() == 7); // header + 6
+    CHECK(rows[0][0] == "email");
+    CHECK(rows[0][1] == "status");
+    std::multiset<std::string> emails;
+    for (std::size_t i = 1; i < rows.size(); ++i)
+      emails.insert(rows[i][0]);
+    CHECK(emails.count("ann@good.test") == 1);
+    CHECK(emails.count("Ann@good.test") == 1);
+    CHECK(emails.count("ann@GOOD.test") == 0);
+    CHECK(emails.count("not an address") == 1);
+    CHECK(rows[1][0] == "ann@good.test"); // file order
+    CHECK(rows[1][1] == "valid");
+
+    auto only_invalid = env.export_csv(j["id"], "&status=invalid");
+    CHECK(only_invalid.size() == 4);
+
+    auto js = env.get("/v2/batch/" + j["id"].get<std::string>()
+                      + "/results?format=json&status=valid");
+    REQUIRE(js["results"].size() == 3);
+    CHECK(js["results"][0]["email"] == "ann@good.test");
+    CHECK(js["results"][0]["status"] == "valid");
+    CHECK(js["results"][0]["mx"] == true);
+
+    auto list = env.get("/v2/batch");
+    REQUIRE(list["items"].size() == 1);
+    CHECK(list["items"][0]["id"] == j["id"]);
+  }
+
+  TEST_CASE("a raw text/csv body with options as query parameters") {
+    batch_env env;
+    auto r = env.upload("a@good.test\na@good.test\nb@other.test\n",
+                         "?deduplicate=false");
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    auto j = json::parse(r.body);
+    CHECK(j["uniqueEmails"] == 3);
+    CHECK(j["duplicatesRemoved"] == 0);
+    CHECK(j["emailColumn"].is_null()); // no header row
+    auto done = env.wait_done(j["id"]);
+    CHECK(done["counts"]["valid"] == 3);
+  }
+
+  TEST_CASE("cells that look like formulas are escaped in the export") {
+    batch_env env;
+    auto r = env.upload(
+      "email,note\nann@good.test,-1\n=HYPERLINK(\"x\"),a\n@SUM(1),b\n");
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    auto j = json::parse(r.body);
+    env.wait_done(j["id"]);
+    auto body = env.a->call("GET",
+                            "/v2/batch/" + j["id"].get<std::string>()
+                              + "/results",
+                            env.key)
+                  .body;
+    CHECK(body.find("\r\n=") == std::string::npos);
+    CHECK(body.find("\r\n@") == std::string::npos);
+    CHECK(body.find("'@SUM(1)") != std::string::npos);
+  }
+
+  TEST_CASE("broken files get a precise error and leave no job behind") {
+    batch_env env;
+    struct row {
+      std::string name;
+      std::string body;
+      std::string query;
+      int status;
+      std::string says;
+    };
+    std::string big(11 * 1024 * 1024, 'a');
+    std::string many = "email\n";
+    for (int i = 0; i < 250000; ++i)
+      many += "u" + std::to_string(i) + "@good.test\n";
+    std::vector<row> rows{
+      {"binary", std::string("\x89PNG\r\n\x1a\n\0\0\0", 11), "", 400, "binary"},
+      {"empty", "", "", 400, "empty"},
+      {"header only", "email\n", "", 400, "no data rows"},
+      {"too large", big, "", 413, "larger"},
+      {"unterminated quote", "email\n\"a@good.test\n", "", 400, "quote"},
+      {"wrong column", "email,name\na@good.test,A\n", "?emailColumn=mail",
+       400, "mail"},
+      {"too many addresses", many, "", 422, "200000"},
+      {"bad option", "a@good.test\n", "?deduplicate=maybe", 422,
+       "deduplicate"},
+    };
+    for (auto& r : rows) {
+      CAPTURE(r.name);
+      auto res = env.upload(r.body, r.query);
+      CHECK(res.status == r.status);
+      CHECK_MESSAGE(res.body.find(r.says) != std::string::npos, res.body);
+      auto body = json::parse(res.body);
+      CHECK(body["statusCode"] == r.status);
+    }
+    auto json_body = env.a->call("POST", "/v2/batch/upload", env.key,
+                                 "{\"emails\":[]}");
+    CHECK(json_body.status == 400);
+    CHECK(env.get("/v2/batch")["items"].empty());
+  }
+
+  TEST_CASE("one active job per organization; cancel frees the slot") {
+    batch_env env{{{"MAILASSAY_BATCH_CONCURRENCY", "2"}}};
+    auto first = env.upload(numbered_csv(200, "d{}.slow.test"));
+    REQUIRE_MESSAGE(first.status == 201, first.body);
+    auto id = json::parse(first.body)["id"].get<std::string>();
+    auto second = env.upload("a@good.test\n");
+    CHECK(second.status == 409);
+    auto body = json::parse(second.body);
+    CHECK(body["code"] == "ACTIVE_JOB_EXISTS");
+    CHECK(body["message"].get<std::string>().find("already running")
+          != std::string::npos);
+
+    // Another organization is not affected, and cannot see the job.
+    auto other_jwt = env.a->signup("O", unique_email("o"))["accessToken"]
+                       .get<std::string>();
+    CHECK(env.a->call("GET", "/v2/batch/" + id, other_jwt).status == 404);
+    CHECK(env.a->call("POST", "/v2/batch/" + id + "/cancel", other_jwt).status
+          == 404);
+    CHECK(env.a->call("GET", "/v2/batch/" + id + "/results", other_jwt).status
+          == 404);
+
+    auto cancel = env.a->call("POST", "/batch/" + id + "/cancel", env.key);
+    REQUIRE_MESSAGE(cancel.status == 200, cancel.body);
+    CHECK(json::parse(cancel.body)["status"] == "cancelled");
+    CHECK(env.a->call("POST", "/v2/batch/" + id + "/cancel", env.key).status
+          == 409);
+    auto third = env.upload("a@good.test\n");
+    CHECK_MESSAGE(third.status == 201, third.body);
+    // The cancelled job stops: its processed count settles below the total.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    auto a = env.get("/v2/batch/" + id)["processed"].get<int>();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    auto b = env.get("/v2/batch/" + id)["processed"].get<int>();
+    CHECK(a == b);
+    CHECK(b < 200);
+  }
+
+  TEST_CASE("concurrent uploads of one organization create exactly one job") {
+    batch_env env{{{"MAILASSAY_BATCH_CONCURRENCY", "1"}}};
+    std::vector<int> statuses(6);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 6; ++i)
+      threads.emplace_back([&, i] {
+        statuses[i] = env.upload(numbered_csv(50, "d{}.slow.test")).status;
+      });
+    for (auto& t : threads)
+      t.join();
+    CHECK(std::count(statuses.begin(), statuses.end(), 201) == 1);
+    CHECK(std::count(statuses.begin(), statuses.end(), 409) == 5);
+    CHECK(env.get("/v2/batch")["items"].size() == 1);
+  }
+
+  TEST_CASE("an SMTP batch reserves credits, refunds what it did not use, and "
+            "402 when short") {
+    batch_env env;
+    auto smtp_key = env.a->create_key(env.jwt, {{"name", "smtp"},
+                                                {"config", {{"smtp", true}}}})
+                      ["key"]
+                        .get<std::string>();
+    // A key without config.smtp may not ask for it.
+    auto refused = env.upload("a@good.test\n", "?smtp=true");
+    CHECK(refused.status == 403);
+    // 100 credits at signup: 150 addresses cannot be covered.
+    auto short_r = env.a->call("POST", "/v2/batch/upload?smtp=true", "",
+                               numbered_csv(150, "good.test"),
+                               {{"Authorization", "Bearer " + smtp_key},
+                                {"Content-Type", "text/csv"}});
+    CHECK(short_r.status == 402);
+    CHECK(json::parse(short_r.body)["code"] == "INSUFFICIENT_CREDITS");
+    CHECK(env.get("/v2/batch")["items"].empty());
+    auto r = env.a->call("POST", "/v2/batch/upload?smtp=true", "",
+                         numbered_csv(40, "good.test"),
+                         {{"Authorization", "Bearer " + smtp_key},
+                          {"Content-Type", "text/csv"}});
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    auto j = json::parse(r.body);
+    CHECK(j["creditsReserved"] == 40);
+    auto during = env.get("/v2/credits/balance");
+    CHECK(during["balance"].get<int>() <= 100);
+    auto done = env.wait_done(j["id"]);
+    CHECK(done["status"] == "completed");
+    auto used = done["creditsUsed"].get<int>();
+    auto after = env.get("/v2/credits/balance");
+    CHECK(after["balance"].get<int>() == 100 - used);
+  }
+
+  TEST_CASE("a job survives kill -9 and completes after a restart with every "
+            "row exactly once") {
+    auto dir = temp_dir("batch-crash");
+    batch_env env{{{"MAILASSAY_BATCH_CONCURRENCY", "4"},
+                   {"MAILASSAY_BATCH_CHECKPOINT_ROWS", "10"},
+                   {"MAILASSAY_BATCH_LEASE_SECONDS", "3"},
+                   {"MAILASSAY_DATABASE_URL", durable_db_url(dir)}}};
+    const int n = 300;
+    auto r = env.upload(numbered_csv(n, "d{}.slow.test"));
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    auto id = json::parse(r.body)["id"].get<std::string>();
+    for (int i = 0; i < 600; ++i) {
+      auto p = env.get("/v2/batch/" + id)["processed"].get<int>();
+      if (p >= n / 3)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    auto before = env.get("/v2/batch/" + id);
+    CHECK(before["status"] == "processing");
+    CHECK(before["processed"].get<int>() < n);
+    env.srv->kill_hard();
+    env.start();
+    auto done = env.wait_done(id, std::chrono::seconds(90));
+    CHECK(done["status"] == "completed");
+    CHECK(done["processed"] == n);
+    auto& c = done["counts"];
+    CHECK_MESSAGE(c["valid"].get<int>() + c["risky"].get<int>()
+                      + c["invalid"].get<int>() + c["unknown"].get<int>()
+                    == n,
+                  done.dump());
+    CHECK(c["unknown"] == 0); // every DNS answer arrived
+    auto rows = env.export_csv(id);
+    REQUIRE(rows.size() == n + 1);
+    std::set<std::string> emails;
+    for (std::size_t i = 1; i < rows.size(); ++i)
+      emails.insert(rows[i][0]);
+    CHECK(emails.size() == static_cast<std::size_t>(n));
+  }
+}
