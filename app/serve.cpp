@@ -1,6 +1,7 @@
 #include "actors/batch/runner.hpp"
 #include "actors/key_cache.hpp"
 #include "actors/log.hpp"
+#include "actors/smtp/prober.hpp"
 #include "actors/storage_pool.hpp"
 #include "actors/usage_recorder.hpp"
 #include "actors/validation_pool.hpp"
@@ -13,6 +14,7 @@
 #include <caf/all.hpp>
 
 #include <csignal>
+#include <unistd.h>
 #include <iostream>
 
 namespace mailassay::app {
@@ -86,6 +88,70 @@ void add_batch_gauges(http::metrics& stats, const actors::batch_gauges& g) {
                   [gp] { return static_cast<double>(gp->items_done.load()); });
 }
 
+// The SMTP stage of the pipeline: the prober plus the credit ledger on the
+// storage workers (the database's conditional update keeps the balance at
+// or above zero across processes). Null when SMTP probing is off: with the
+// default (empty) HELO on a host without a public FQDN, probing stays off
+// and a warning says why; an identity the operator set but that is wrong
+// stops the start (exit 2).
+std::shared_ptr<actors::smtp::prober>
+smtp_prober_or_exit(const config::settings& cfg, caf::actor_system& sys,
+                    actors::validation::validator& v,
+                    actors::storage_pool& pool) {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0)
+    host[0] = '\0';
+  auto pc = actors::smtp::make_prober_config(cfg.smtp, host);
+  const auto* lists = &v.lists();
+  pc.is_free_mail = [lists](std::string_view domain) {
+    return lists->free_providers.contains(domain);
+  };
+  auto made = actors::smtp::prober::create(sys, std::move(pc),
+                                           v.shared_resolver());
+  if (!made) {
+    if (cfg.smtp.helo.empty() && cfg.smtp.mail_from.empty()) {
+      actors::log_event(actors::log_level::warn, "smtp_disabled",
+                        {{"why", made.error_value().message}});
+      return nullptr;
+    }
+    std::cerr << "mailassay: invalid configuration: "
+              << made.error_value().message << "\n";
+    std::exit(2);
+  }
+  std::shared_ptr<actors::smtp::prober> prober{std::move(*made)};
+  actors::validation::smtp_stage stage;
+  stage.prober = prober;
+  stage.reserve = [&pool](const std::string& org,
+                          std::function<void(core::expected<core::unit>)> cb) {
+    pool.submit({[org, cb = std::move(cb)](actors::job_context& ctx) {
+      if (!ctx.db)
+        return cb(ctx.open_error);
+      auto r = ctx.db->take_credits(org, 1, "smtp_check", "validate", true,
+                                    unix_now());
+      if (!r && r.error_value().code == core::errc::insufficient_credits)
+        return cb(core::make_error(core::errc::insufficient_credits,
+                                   "Insufficient credits for SMTP validation"));
+      if (!r)
+        return cb(r.error_value());
+      cb(core::unit{});
+    }});
+  };
+  stage.refund = [&pool](const std::string& org) {
+    pool.submit({[org](actors::job_context& ctx) {
+      if (!ctx.db)
+        return;
+      auto r = ctx.db->refund_credits(org, 1, "smtp_refund", "validate",
+                                      unix_now());
+      if (!r)
+        actors::log_event(actors::log_level::error, "smtp_refund_failed",
+                          {{"organization_id", org},
+                           {"error", r.error_value().message}});
+    }});
+  };
+  v.enable_smtp(std::move(stage));
+  return prober;
+}
+
 } // namespace
 
 int serve(const config::settings& cfg) {
@@ -114,6 +180,7 @@ int serve(const config::settings& cfg) {
   caf_cfg.set("scheduler.policy", caf::atom("sharing"));
   caf::actor_system sys{caf_cfg};
   actors::storage_pool pool{sys, cfg, keys, secret};
+  auto prober = smtp_prober_or_exit(cfg, sys, *validator, pool);
   actors::validation_pool validation{sys, validator, cfg.validation.workers};
   actors::usage_recorder usage{sys, actors::storage_usage_sink(pool)};
   actors::rate_limiter_options limiter_opts;
@@ -175,6 +242,8 @@ int serve(const config::settings& cfg) {
   // Running batch jobs write what they finished and hand their leases back,
   // so the next start resumes them at once.
   batches.stop(std::chrono::milliseconds(10000));
+  if (prober)
+    prober->stop();
   // Workers finish their queued jobs (storage flushed) before the system
   // goes away.
   // Usage counted so far is written before the workers go away.

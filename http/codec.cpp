@@ -581,11 +581,18 @@ json validation_result(const actors::validation::result& r) {
                  {"greylisted", s.greylisted},
                  {"fullInbox", s.full_inbox},
                  {"disabled", s.disabled},
-                 {"code", nullptr},
-                 {"enhancedCode", nullptr},
-                 {"message", nullptr},
-                 {"host", nullptr},
-                 {"attempts", 0}};
+                 {"timedOut", s.timed_out},
+                 {"code", r.smtp_reply.code ? json(r.smtp_reply.code)
+                                            : json(nullptr)},
+                 {"enhancedCode", r.smtp_reply.enhanced.empty()
+                                    ? json(nullptr)
+                                    : json(r.smtp_reply.enhanced)},
+                 {"message", r.smtp_reply.message.empty()
+                               ? json(nullptr)
+                               : json(r.smtp_reply.message)},
+                 {"host", r.smtp_reply.host.empty() ? json(nullptr)
+                                                    : json(r.smtp_reply.host)},
+                 {"attempts", r.smtp_reply.attempts}};
   out["disposable"] = {{"isDisposable", or_null(c.disposable)}};
   out["roleAccount"]
     = {{"isRoleAccount", or_null(c.role_account)},

@@ -117,6 +117,21 @@ soci_store::take_credits(const std::string& organization_id,
   });
 }
 
+expected<acc::credit_balance>
+soci_store::refund_credits(const std::string& organization_id,
+                           std::int64_t amount, const std::string& kind,
+                           const std::string& reference, acc::unix_time now) {
+  return run<acc::credit_balance>(false, [&] {
+    if (amount <= 0)
+      refuse(errc::validation_failed, "amount must be positive");
+    transaction tx{*this};
+    auto b =
+        credit_account(organization_id, amount, -amount, kind, reference, now);
+    tx.commit();
+    return b;
+  });
+}
+
 expected<std::vector<acc::credit_entry>>
 soci_store::list_credit_entries(const std::string& organization_id,
                                 std::int64_t limit, std::int64_t before_id) {

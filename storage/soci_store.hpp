@@ -86,6 +86,10 @@ public:
   take_credits(const std::string& organization_id, std::int64_t amount,
                const std::string& kind, const std::string& reference,
                bool counts_as_consumed, acc::unix_time now) override;
+  expected<acc::credit_balance>
+  refund_credits(const std::string& organization_id, std::int64_t amount,
+                 const std::string& kind, const std::string& reference,
+                 acc::unix_time now) override;
   expected<std::vector<acc::credit_entry>>
   list_credit_entries(const std::string& organization_id, std::int64_t limit,
                       std::int64_t before_id) override;

@@ -171,6 +171,14 @@ public:
                const std::string& kind, const std::string& reference,
                bool counts_as_consumed, acc::unix_time now) = 0;
 
+  /// Gives back `amount` (> 0) credits that were taken with
+  /// `counts_as_consumed` but not used (a probe that reached no server):
+  /// balance up, consumed down, with a ledger entry of `kind`.
+  virtual expected<acc::credit_balance>
+  refund_credits(const std::string& organization_id, std::int64_t amount,
+                 const std::string& kind, const std::string& reference,
+                 acc::unix_time now) = 0;
+
   /// Lists ledger entries newest first, `limit` rows before id `before_id`
   /// (0 = from the newest).
   virtual expected<std::vector<acc::credit_entry>>

@@ -252,7 +252,12 @@ void pump(supervisor* self) {
     ++st.gauges->in_flight;
     validation::request req;
     req.email = it.email;
-    req.smtp = false; // SMTP batches arrive with the SMTP issue.
+    // The job reserved one credit per address at upload; each item records
+    // whether it used it.
+    req.smtp = st.current.smtp;
+    req.credits_prepaid = true;
+    req.organization_id = st.current.organization_id;
+    req.timeout_ms = 30000;
     st.env->validator->validate(
       std::move(req), [me, seq = it.seq, email = it.email](
                         validation::result r) mutable {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "actors/smtp/prober.hpp"
 #include "net/dns_resolver.hpp"
 
 namespace mailassay::actors::validation {
@@ -27,7 +28,72 @@ void conclude(result& r, clock_type::time_point started) {
         .count();
 }
 
+bool probeable(const result& r) {
+  using core::dns::route_kind;
+  return r.address.valid && !r.address.ip_literal && r.route
+         && (r.route->kind == route_kind::mx
+             || r.route->kind == route_kind::implicit_mx);
+}
+
+void record_outcome(result& r, const core::smtp::address_outcome& o) {
+  r.smtp = smtp::to_smtp_facts(o);
+  r.smtp_reply.host = o.host;
+  r.smtp_reply.attempts = o.attempts;
+  r.smtp_reply.code = o.rcpt.code;
+  if (o.rcpt.enhanced)
+    r.smtp_reply.enhanced = o.rcpt.enhanced->to_string();
+  r.smtp_reply.message = o.rcpt.message;
+}
+
 } // namespace
+
+// Probes `r`'s mailbox when asked and possible, charging one credit only
+// when an SMTP server answered; then concludes. A check that cannot reach a
+// server (bad syntax, no MX, unroutable MX) costs nothing.
+void validator::finish(request req, result r, clock_type::time_point started,
+                       std::function<void(result)> done) const {
+  if (!req.smtp || !smtp_.prober || !probeable(r)) {
+    conclude(r, started);
+    return done(std::move(r));
+  }
+  auto probe = [this, started](request req, result r,
+                               std::function<void(result)> done) {
+    smtp::probe_request pr;
+    pr.domain = r.address.ascii_domain;
+    pr.addresses = {r.address.local_part + "@" + r.address.ascii_domain};
+    pr.route = *r.route;
+    pr.budget = std::chrono::milliseconds(req.timeout_ms);
+    smtp_.prober->probe(
+      std::move(pr), [this, started, prepaid = req.credits_prepaid,
+                      org = req.organization_id, r = std::move(r),
+                      done = std::move(done)](smtp::probe_result p) mutable {
+        bool reached = false;
+        if (!p.addresses.empty()) {
+          record_outcome(r, p.addresses.front());
+          reached = !p.addresses.front().host.empty();
+        }
+        if (reached)
+          r.credits_used = 1;
+        else if (!prepaid && smtp_.refund)
+          smtp_.refund(org);
+        conclude(r, started);
+        done(std::move(r));
+      });
+  };
+  if (req.credits_prepaid || !smtp_.reserve)
+    return probe(std::move(req), std::move(r), std::move(done));
+  auto org = req.organization_id;
+  smtp_.reserve(org, [probe, req = std::move(req), r = std::move(r),
+                      done = std::move(done),
+                      started](core::expected<core::unit> ok) mutable {
+    if (!ok) {
+      r.refused = ok.error_value();
+      conclude(r, started);
+      return done(std::move(r));
+    }
+    probe(std::move(req), std::move(r), std::move(done));
+  });
+}
 
 validator::validator(std::shared_ptr<const core::risk::lists> lists,
                      std::shared_ptr<net::dns_resolver> resolver,
@@ -48,17 +114,15 @@ void validator::validate(request req, std::function<void(result)> done) const {
   }
   if (auto cached = resolver_->cached_route(r.address.ascii_domain)) {
     r.route = std::move(*cached);
-    conclude(r, started);
-    return done(std::move(r));
+    return finish(std::move(req), std::move(r), started, std::move(done));
   }
   auto domain = r.address.ascii_domain;
   resolver_->resolve_mail_route(
     std::move(domain),
-    [r = std::move(r), started,
+    [this, req = std::move(req), r = std::move(r), started,
      done = std::move(done)](core::dns::mail_route route) mutable {
       r.route = std::move(route);
-      conclude(r, started);
-      done(std::move(r));
+      finish(std::move(req), std::move(r), started, std::move(done));
     });
 }
 

@@ -1,10 +1,12 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 
+#include "core/base/expected.hpp"
 #include "core/dns/route.hpp"
 #include "core/risk/lists.hpp"
 #include "core/syntax/address.hpp"
@@ -15,6 +17,10 @@ namespace mailassay::net {
 class dns_resolver;
 } // namespace mailassay::net
 
+namespace mailassay::actors::smtp {
+class prober;
+} // namespace mailassay::actors::smtp
+
 namespace mailassay::actors::validation {
 
 /// One address to validate, with what the caller's key allows.
@@ -23,6 +29,20 @@ struct request {
   bool smtp = false;              ///< SMTP probe asked for (and allowed).
   std::int64_t timeout_ms = 10000; ///< SMTP budget.
   core::validation::toggles toggles;
+  /// Who pays for the probe (one credit, reserved before it).
+  std::string organization_id;
+  /// The credit was reserved already (batch jobs reserve at upload): no
+  /// reservation, no refund; `result::credits_used` says what was used.
+  bool credits_prepaid = false;
+};
+
+/// What the SMTP probe reported beyond the verdict's facts.
+struct smtp_detail {
+  std::string host;      ///< MX host whose reply decided; empty: none.
+  std::size_t attempts = 0;
+  int code = 0;          ///< RCPT reply code; 0: none.
+  std::string enhanced;  ///< e.g. "5.1.1"; empty: none.
+  std::string message;   ///< Reply text (bounded).
 };
 
 /// Everything found about one address; http/ and the CLI render it.
@@ -32,12 +52,29 @@ struct result {
   core::validation::free_checks checks;
   bool enrichment = false; ///< The key asked for enrichment.
   core::validation::smtp_facts smtp;
+  smtp_detail smtp_reply;
   core::validation::verdict verdict;
+  /// Set when the request cannot be served (e.g. insufficient credits):
+  /// the caller answers this error instead of the result.
+  std::optional<core::error> refused;
   std::int64_t credits_used = 0;
   double duration_ms = 0;
 };
 
-/// The validation pipeline: syntax -> free checks -> DNS -> verdict. Shared
+/// How the validator probes mailboxes and charges for it.
+struct smtp_stage {
+  std::shared_ptr<smtp::prober> prober;
+  /// Takes one credit from `organization_id` (conditional: never below
+  /// zero), then calls back: ok, errc::insufficient_credits, or another
+  /// error.
+  std::function<void(const std::string& organization_id,
+                     std::function<void(core::expected<core::unit>)>)>
+    reserve;
+  /// Gives a reserved credit back (no SMTP server was reached).
+  std::function<void(const std::string& organization_id)> refund;
+};
+
+/// The validation pipeline: syntax -> free checks -> DNS -> SMTP -> verdict. Shared
 /// by the validation actors and `mailassay check`; thread-safe.
 class validator {
 public:
@@ -49,13 +86,33 @@ public:
   /// route is cached (or DNS is not needed), else on the resolver thread.
   void validate(request req, std::function<void(result)> done) const;
 
+  /// Turns SMTP probing on; call before the first `validate`.
+  void enable_smtp(smtp_stage stage) { smtp_ = std::move(stage); }
+
+  /// Whether SMTP probing is on.
+  bool smtp_enabled() const { return smtp_.prober != nullptr; }
+
+  /// The risk lists.
+  const core::risk::lists& lists() const { return *lists_; }
+
+  /// The resolver, for metrics.
+  const std::shared_ptr<net::dns_resolver>& shared_resolver() const {
+    return resolver_;
+  }
+
   /// The resolver, for metrics.
   const net::dns_resolver& resolver() const { return *resolver_; }
 
 private:
+  /// After DNS: the SMTP probe (when asked and possible), then the verdict.
+  void finish(request req, result r,
+              std::chrono::steady_clock::time_point started,
+              std::function<void(result)> done) const;
+
   std::shared_ptr<const core::risk::lists> lists_;
   std::shared_ptr<net::dns_resolver> resolver_;
   core::syntax::options syntax_;
+  smtp_stage smtp_;
 };
 
 } // namespace mailassay::actors::validation

@@ -41,6 +41,25 @@ TEST_SUITE("storage.credits") {
     CHECK((*entries)[0].organization_id == "o1");
   }
 
+  TEST_CASE_TEMPLATE("a refund gives back a consumed credit", TestType,
+                     MAILASSAY_STORAGE_BACKENDS) {
+    MAILASSAY_TEST_DB(t);
+    auto& s = t.db();
+    create_org(s, "o1", "owner@example.com", 3);
+    REQUIRE(s.take_credits("o1", 1, "smtp_check", "a", true, 10).has_value());
+    auto back = s.refund_credits("o1", 1, "smtp_refund", "a", 11);
+    REQUIRE(back.has_value());
+    CHECK(back->balance == 3);
+    CHECK(back->consumed == 0);
+    auto entries = s.list_credit_entries("o1", 10, 0);
+    REQUIRE(entries.has_value());
+    CHECK((*entries)[0].kind == "smtp_refund");
+    CHECK((*entries)[0].delta == 1);
+    CHECK((*entries)[0].balance_after == 3);
+    CHECK(s.refund_credits("o1", 0, "smtp_refund", "a", 12).error_value().code
+          == errc::validation_failed);
+  }
+
   TEST_CASE_TEMPLATE("taking more than the balance fails and changes nothing",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
     MAILASSAY_TEST_DB(t);

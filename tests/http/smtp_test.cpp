@@ -1,0 +1,203 @@
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "tests/http/fixtures.hpp"
+#include "tests/peers/dns_peer.hpp"
+#include "tests/peers/smtp_peer.hpp"
+
+using namespace mailassay::testing;
+using mailassay::tests::peers::dns_peer;
+using mailassay::tests::peers::smtp_peer;
+using mailassay::tests::peers::smtp_rcpt_behaviour;
+using mailassay::tests::peers::smtp_rcpt_rule;
+
+namespace {
+
+// Every MX of the zone is the SMTP peer on 127.0.0.1; the service may reach
+// loopback only because the tests allow 127.0.0.0/8.
+constexpr const char* zone = R"(
+mx.peer.test A 127.0.0.1
+smtp.test MX 10 mx.peer.test
+catchall.test MX 10 mx.peer.test
+grey.test MX 10 mx.peer.test
+nomail.test SOA 60 60
+)";
+
+struct smtp_env {
+  dns_peer dns;
+  smtp_peer mx;
+  std::unique_ptr<server_process> srv;
+  std::unique_ptr<api> a;
+  std::string jwt;
+  std::string key;
+
+  explicit smtp_env(std::map<std::string, std::string> extra = {}) {
+    dns.load_zone(zone);
+    mx.add_rule("*@catchall.test", smtp_rcpt_behaviour::accept);
+    mx.add_rule("gone@*", smtp_rcpt_behaviour::no_such_user);
+    mx.add_rule("full@*", smtp_rcpt_behaviour::mailbox_full);
+    smtp_rcpt_rule grey{"*@grey.test", smtp_rcpt_behaviour::greylist,
+                        std::chrono::milliseconds(400), ""};
+    mx.add_rule(grey);
+    mx.add_rule("ann*", smtp_rcpt_behaviour::accept);
+    // Unknown users at smtp.test are refused, so it is not a catch-all.
+    mx.add_rule("*@smtp.test", smtp_rcpt_behaviour::no_such_user);
+    std::map<std::string, std::string> env{
+      {"MAILASSAY_DNS_SERVERS", dns.server()},
+      {"MAILASSAY_DNS_TIMEOUT_MS", "500"},
+      {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
+      {"MAILASSAY_RISK_DATA_DIR",
+       std::string{std::getenv("MAILASSAY_SOURCE_DIR")} + "/data/risk"},
+      {"MAILASSAY_SMTP_HELO", "probe.example.io"},
+      {"MAILASSAY_SMTP_MAIL_FROM", "verify@example.io"},
+      {"MAILASSAY_SMTP_PORT", std::to_string(mx.port())},
+      {"MAILASSAY_SMTP_ALLOW_PRIVATE_TARGETS", "127.0.0.0/8"},
+      {"MAILASSAY_SMTP_RETRY_DELAYS_MS", "600,1200"},
+      {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
+      {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
+      {"MAILASSAY_SMTP_TLS", "never"},
+      {"MAILASSAY_LIMITS_IP_PER_MINUTE", "100000"}};
+    for (auto& [k, v] : extra)
+      env[k] = v;
+    srv = std::make_unique<server_process>(env);
+    a = std::make_unique<api>(api{*srv});
+    jwt = a->signup("S", unique_email("s"))["accessToken"].get<std::string>();
+    key = a->create_key(jwt, {{"name", "smtp"}, {"config", {{"smtp", true}}}})
+            ["key"]
+              .get<std::string>();
+  }
+
+  http_response validate(const std::string& email, int timeout_ms = 10000) {
+    return a->post("/v2/email/validate",
+                   {{"email", email}, {"smtp", true}, {"timeout", timeout_ms}},
+                   key);
+  }
+
+  std::int64_t balance() {
+    auto r = a->call("GET", "/v2/credits/balance", jwt);
+    return json::parse(r.body)["balance"].get<std::int64_t>();
+  }
+};
+
+} // namespace
+
+TEST_SUITE("http.smtp") {
+  TEST_CASE("each SMTP answer yields its status, and a reached server costs one "
+            "credit") {
+    smtp_env env;
+    struct row {
+      const char* email;
+      const char* status;
+      const char* reason;
+      bool deliverable;
+    };
+    for (auto r : {row{"ann@smtp.test", "valid", "accepted_email", true},
+                   row{"gone@smtp.test", "invalid", "rejected_email", false}}) {
+      std::string email = r.email;
+      CAPTURE(email);
+      auto before = env.balance();
+      auto res = env.validate(r.email);
+      REQUIRE_MESSAGE(res.status == 200, res.body);
+      auto b = json::parse(res.body);
+      CHECK(b["status"] == r.status);
+      CHECK_MESSAGE(b["reason"] == r.reason, res.body);
+      CHECK(b["smtp"]["checked"] == true);
+      CHECK(b["smtp"]["deliverable"] == r.deliverable);
+      CHECK(b["smtp"]["host"] == "mx.peer.test");
+      CHECK(b["smtp"]["catchAll"] == false);
+      CHECK(b["creditsUsed"] == 1);
+      CHECK(env.balance() == before - 1);
+    }
+    auto full = json::parse(env.validate("full@smtp.test").body);
+    CHECK(full["smtp"]["fullInbox"] == true);
+    CHECK(full["smtp"]["enhancedCode"] == "5.2.2");
+  }
+
+  TEST_CASE("a catch-all domain is risky with catchAll true") {
+    smtp_env env;
+    auto b = json::parse(env.validate("ann@catchall.test").body);
+    CHECK(b["status"] == "risky");
+    CHECK(b["smtp"]["catchAll"] == true);
+  }
+
+  TEST_CASE("a greylisting server that accepts the retry yields valid") {
+    smtp_env env;
+    auto res = env.validate("ann@grey.test", 10000);
+    REQUIRE(res.status == 200);
+    auto b = json::parse(res.body);
+    CHECK_MESSAGE(b["status"] == "valid", res.body);
+    CHECK(b["smtp"]["attempts"].get<int>() >= 2);
+  }
+
+  TEST_CASE("no probe and no charge when there is nothing to probe, and 403 "
+            "for a key without SMTP") {
+    smtp_env env;
+    auto before = env.balance();
+    auto b = json::parse(env.validate("ann@nomail.test").body);
+    CHECK(b["smtp"]["checked"] == false);
+    CHECK(b["creditsUsed"] == 0);
+    CHECK(env.balance() == before);
+    auto plain = env.a->create_key(env.jwt)["key"].get<std::string>();
+    auto r = env.a->post("/v2/email/validate",
+                         {{"email", "ann@smtp.test"}, {"smtp", true}}, plain);
+    CHECK(r.status == 403);
+    CHECK(env.mx.connections() == 0);
+  }
+
+  TEST_CASE("a loopback MX is never connected to without the allow-list, and "
+            "the credit is refunded") {
+    smtp_env env{{{"MAILASSAY_SMTP_ALLOW_PRIVATE_TARGETS", ""}}};
+    auto before = env.balance();
+    auto res = env.validate("ann@smtp.test");
+    REQUIRE(res.status == 200);
+    auto b = json::parse(res.body);
+    CHECK(b["status"] == "unknown");
+    CHECK(b["reason"] == "unroutable_mx");
+    CHECK(b["creditsUsed"] == 0);
+    CHECK(env.mx.connections() == 0);
+    CHECK(env.balance() == before);
+  }
+
+  TEST_CASE("concurrent SMTP validations never spend more credits than the "
+            "organization holds") {
+    smtp_env env{{{"MAILASSAY_CREDITS_SIGNUP_GRANT", "40"}}};
+    constexpr int n = 100;
+    std::atomic<int> ok{0}, short_{0}, other{0}, charged{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 10; ++t)
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < n / 10; ++i) {
+          auto r = env.validate("ann" + std::to_string(t * 100 + i)
+                                + "@catchall.test");
+          if (r.status == 200) {
+            ++ok;
+            if (json::parse(r.body)["creditsUsed"] == 1)
+              ++charged;
+          } else if (r.status == 402) {
+            ++short_;
+            auto b = json::parse(r.body);
+            if (b["code"] != "INSUFFICIENT_CREDITS"
+                || b["message"] != "Insufficient credits for SMTP validation")
+              ++other;
+          } else {
+            ++other;
+          }
+        }
+      });
+    for (auto& th : threads)
+      th.join();
+    CHECK(ok == 40);
+    CHECK(charged == 40);
+    CHECK(short_ == n - 40);
+    CHECK(other == 0);
+    CHECK(env.balance() == 0);
+    auto entries = json::parse(
+      env.a->call("GET", "/v2/credits/transactions?limit=200", env.jwt).body);
+    std::int64_t sum = 0;
+    for (auto& e : entries["items"])
+      sum += e["delta"].get<std::int64_t>();
+    CHECK(sum == 0);
+  }
+}
