@@ -200,4 +200,31 @@ TEST_SUITE("http.smtp") {
       sum += e["delta"].get<std::int64_t>();
     CHECK(sum == 0);
   }
+
+  TEST_CASE("an SMTP batch charges exactly one credit per address checked") {
+    smtp_env env;
+    std::string csv = "email\n";
+    for (int i = 0; i < 20; ++i)
+      csv += "ann" + std::to_string(i) + "@catchall.test\n";
+    csv += "ann@nomail.test\n"; // no MX: not probed, refunded
+    auto up = env.a->call("POST", "/v2/batch/upload?smtp=true", "", csv,
+                          {{"Authorization", "Bearer " + env.key},
+                           {"Content-Type", "text/csv"}});
+    REQUIRE_MESSAGE(up.status == 201, up.body);
+    auto job = json::parse(up.body);
+    CHECK(job["creditsReserved"] == 21);
+    CHECK(env.balance() == 100 - 21);
+    auto id = job["id"].get<std::string>();
+    json done;
+    for (int i = 0; i < 300; ++i) {
+      done = json::parse(env.a->call("GET", "/v2/batch/" + id, env.key).body);
+      if (done["status"] == "completed")
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    REQUIRE_MESSAGE(done["status"] == "completed", done.dump());
+    CHECK(done["creditsUsed"] == 20);
+    CHECK(done["counts"]["risky"] == 20); // catch-all
+    CHECK(env.balance() == 100 - 20);
+  }
 }
