@@ -246,22 +246,38 @@ void pump(supervisor* self) {
   auto limit = st.env->cfg.concurrency;
   auto me = caf::actor_cast<caf::actor>(self);
   while (st.in_flight < limit && !st.queue.empty()) {
-    auto it = std::move(st.queue.front());
-    st.queue.pop_front();
-    ++st.in_flight;
-    ++st.gauges->in_flight;
-    validation::request req;
-    req.email = it.email;
-    // The job reserved one credit per address at upload; each item records
-    // whether it used it.
-    req.smtp = st.current.smtp;
-    req.credits_prepaid = true;
-    req.organization_id = st.current.organization_id;
-    req.timeout_ms = 30000;
-    st.env->validator->validate(
-      std::move(req), [me, seq = it.seq, email = it.email](
-                        validation::result r) mutable {
-        caf::anon_send(me, batch::item_from_result(seq, std::move(email), r));
+    // The queue is sorted by domain: an SMTP job sends neighbours at one
+    // domain as one group, so a session asks several recipients.
+    std::size_t take = 1;
+    if (st.current.smtp) {
+      auto domain = domain_of(st.queue.front().email);
+      while (take < st.queue.size() && take < 20
+             && domain_of(st.queue[take].email) == domain)
+        ++take;
+    }
+    std::vector<validation::request> reqs;
+    std::vector<std::pair<std::int64_t, std::string>> ids;
+    for (std::size_t k = 0; k < take; ++k) {
+      auto it = std::move(st.queue.front());
+      st.queue.pop_front();
+      validation::request req;
+      req.email = it.email;
+      // The job reserved one credit per address at upload; each item
+      // records whether it used it.
+      req.smtp = st.current.smtp;
+      req.credits_prepaid = true;
+      req.organization_id = st.current.organization_id;
+      req.timeout_ms = 30000;
+      reqs.push_back(std::move(req));
+      ids.emplace_back(it.seq, std::move(it.email));
+    }
+    st.in_flight += static_cast<int>(take);
+    st.gauges->in_flight += static_cast<std::int64_t>(take);
+    auto shared_ids = std::make_shared<decltype(ids)>(std::move(ids));
+    st.env->validator->validate_group(
+      std::move(reqs), [me, shared_ids](std::size_t i, validation::result r) {
+        auto& [seq, email] = (*shared_ids)[i];
+        caf::anon_send(me, batch::item_from_result(seq, email, r));
       });
   }
   if (st.queue.size() < static_cast<std::size_t>(limit))

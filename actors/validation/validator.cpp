@@ -1,5 +1,6 @@
 #include "actors/validation/validator.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "actors/smtp/prober.hpp"
@@ -93,6 +94,86 @@ void validator::finish(request req, result r, clock_type::time_point started,
     }
     probe(std::move(req), std::move(r), std::move(done));
   });
+}
+
+void validator::validate_group(
+  std::vector<request> reqs,
+  std::function<void(std::size_t, result)> done) const {
+  auto started = clock_type::now();
+  auto one_by_one = [this, &done](std::size_t i, request req) {
+    validate(std::move(req), [done, i](result r) { done(i, std::move(r)); });
+  };
+  if (!smtp_.prober || reqs.size() < 2) {
+    for (std::size_t i = 0; i < reqs.size(); ++i)
+      one_by_one(i, std::move(reqs[i]));
+    return;
+  }
+  struct group {
+    std::vector<std::size_t> index;
+    std::vector<result> results;
+    bool smtp = false;
+    std::int64_t timeout_ms = 0;
+  };
+  auto g = std::make_shared<group>();
+  std::string domain;
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    result r;
+    r.address = core::syntax::parse(reqs[i].email, syntax_);
+    r.enrichment = reqs[i].toggles.enrichment;
+    r.checks
+      = core::validation::run_free_checks(*lists_, r.address, reqs[i].toggles);
+    if (!r.address.valid || r.address.ip_literal) {
+      conclude(r, started);
+      done(i, std::move(r));
+      continue;
+    }
+    if (domain.empty())
+      domain = r.address.ascii_domain;
+    if (r.address.ascii_domain != domain || !reqs[i].credits_prepaid) {
+      one_by_one(i, std::move(reqs[i]));
+      continue;
+    }
+    g->smtp = g->smtp || reqs[i].smtp;
+    g->timeout_ms = std::max(g->timeout_ms, reqs[i].timeout_ms);
+    g->index.push_back(i);
+    g->results.push_back(std::move(r));
+  }
+  if (g->index.empty())
+    return;
+  auto routed = [this, g, done, started](core::dns::mail_route route) {
+    for (auto& r : g->results)
+      r.route = route;
+    if (!g->smtp || !probeable(g->results.front())) {
+      for (std::size_t k = 0; k < g->results.size(); ++k) {
+        conclude(g->results[k], started);
+        done(g->index[k], std::move(g->results[k]));
+      }
+      return;
+    }
+    smtp::probe_request pr;
+    pr.domain = g->results.front().address.ascii_domain;
+    for (auto& r : g->results)
+      pr.addresses.push_back(r.address.local_part + "@"
+                             + r.address.ascii_domain);
+    pr.route = route;
+    pr.budget = std::chrono::milliseconds(g->timeout_ms);
+    smtp_.prober->probe(std::move(pr), [g, done,
+                                        started](smtp::probe_result p) {
+      for (std::size_t k = 0; k < g->results.size(); ++k) {
+        auto& r = g->results[k];
+        if (k < p.addresses.size()) {
+          record_outcome(r, p.addresses[k]);
+          if (!p.addresses[k].host.empty())
+            r.credits_used = 1;
+        }
+        conclude(r, started);
+        done(g->index[k], std::move(r));
+      }
+    });
+  };
+  if (auto cached = resolver_->cached_route(domain))
+    return routed(std::move(*cached));
+  resolver_->resolve_mail_route(std::move(domain), std::move(routed));
 }
 
 validator::validator(std::shared_ptr<const core::risk::lists> lists,

@@ -86,6 +86,14 @@ public:
   /// route is cached (or DNS is not needed), else on the resolver thread.
   void validate(request req, std::function<void(result)> done) const;
 
+  /// Validates addresses at one domain whose SMTP credits are prepaid (a
+  /// batch group): one DNS lookup and, when SMTP is asked, one probe whose
+  /// sessions carry several RCPTs. Calls `done(index, result)` once per
+  /// request; requests whose domain differs from the first valid one are
+  /// validated one by one.
+  void validate_group(std::vector<request> reqs,
+                      std::function<void(std::size_t, result)> done) const;
+
   /// Turns SMTP probing on; call before the first `validate`.
   void enable_smtp(smtp_stage stage) { smtp_ = std::move(stage); }
 

@@ -226,5 +226,8 @@ TEST_SUITE("http.smtp") {
     CHECK(done["creditsUsed"] == 20);
     CHECK(done["counts"]["risky"] == 20); // catch-all
     CHECK(env.balance() == 100 - 20);
+    // Addresses at one domain share sessions: 20 RCPTs, not 20 connections.
+    CHECK_MESSAGE(env.mx.connections() <= 3, env.mx.connections());
+    CHECK(env.mx.commands("RCPT") >= 20);
   }
 }
