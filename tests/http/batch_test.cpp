@@ -393,4 +393,51 @@ TEST_SUITE("http.batch") {
       emails.insert(rows[i][0]);
     CHECK(emails.size() == static_cast<std::size_t>(n));
   }
+
+  TEST_CASE("two processes share one database: when the one holding a job "
+            "dies, the other finishes it") {
+    auto dir = temp_dir("batch-takeover");
+    batch_env env{{{"MAILASSAY_BATCH_CONCURRENCY", "2"},
+                   {"MAILASSAY_BATCH_CHECKPOINT_ROWS", "5"},
+                   {"MAILASSAY_BATCH_LEASE_SECONDS", "3"},
+                   {"MAILASSAY_DATABASE_URL", durable_db_url(dir)}}};
+    const int n = 150;
+    auto r = env.upload(numbered_csv(n, "t{}.slow.test"));
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    auto id = json::parse(r.body)["id"].get<std::string>();
+    // Only the first process runs while the job is claimed, so it holds it.
+    for (int i = 0; i < 400; ++i) {
+      if (env.get("/v2/batch/" + id)["processed"].get<int>() > 10)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    auto second_env = env.env;
+    second_env["MAILASSAY_LOG_LEVEL"] = "info";
+    server_process second{second_env};
+    api b{second};
+    env.srv->kill_hard();
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+    json done;
+    for (;;) {
+      auto res = b.call("GET", "/v2/batch/" + id, env.key);
+      REQUIRE(res.status == 200);
+      done = json::parse(res.body);
+      if (done["status"] != "processing" && done["status"] != "queued")
+        break;
+      REQUIRE_MESSAGE(std::chrono::steady_clock::now() < until, done.dump());
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    CHECK(done["status"] == "completed");
+    CHECK(done["processed"] == n);
+    auto res = b.call("GET", "/v2/batch/" + id + "/results", env.key);
+    REQUIRE(res.status == 200);
+    std::set<std::string> lines;
+    std::istringstream in{res.body};
+    int count = 0;
+    for (std::string line; std::getline(in, line); ++count)
+      lines.insert(line);
+    CHECK(count == n + 1);
+    CHECK(lines.size() == static_cast<std::size_t>(n + 1));
+    CHECK(second.log().find("batch_claimed") != std::string::npos);
+  }
 }
