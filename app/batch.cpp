@@ -1,3 +1,7 @@
+#include "actors/batch/result_row.hpp"
+#include "app/app.hpp"
+#include "core/batch/intake.hpp"
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -5,10 +9,6 @@
 #include <iostream>
 #include <mutex>
 #include <unistd.h>
-
-#include "actors/batch/result_row.hpp"
-#include "app/app.hpp"
-#include "core/batch/intake.hpp"
 
 namespace mailassay::app {
 
@@ -18,8 +18,8 @@ namespace {
 class progress_bar {
 public:
   progress_bar(std::int64_t total, bool enabled)
-    : total_(total), enabled_(enabled),
-      started_(std::chrono::steady_clock::now()) {}
+      : total_(total), enabled_(enabled),
+        started_(std::chrono::steady_clock::now()) {}
 
   void update(std::int64_t done, bool final = false) {
     if (!enabled_)
@@ -29,18 +29,18 @@ public:
       return;
     last_ = now;
     constexpr int width = 30;
-    auto frac = total_ == 0 ? 1.0
-                            : static_cast<double>(done)
-                                / static_cast<double>(total_);
+    auto frac = total_ == 0
+                    ? 1.0
+                    : static_cast<double>(done) / static_cast<double>(total_);
     auto filled = static_cast<int>(frac * width);
     auto secs = std::chrono::duration<double>(now - started_).count();
     auto rate = secs > 0 ? static_cast<double>(done) / secs : 0.0;
-    std::fprintf(stderr, "\r[%s%s] %3d%%  %lld/%lld  %.0f/s",
-                 std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                 std::string(static_cast<std::size_t>(width - filled), '.')
-                   .c_str(),
-                 static_cast<int>(frac * 100), static_cast<long long>(done),
-                 static_cast<long long>(total_), rate);
+    std::fprintf(
+        stderr, "\r[%s%s] %3d%%  %lld/%lld  %.0f/s",
+        std::string(static_cast<std::size_t>(filled), '#').c_str(),
+        std::string(static_cast<std::size_t>(width - filled), '.').c_str(),
+        static_cast<int>(frac * 100), static_cast<long long>(done),
+        static_cast<long long>(total_), rate);
     if (final)
       std::fprintf(stderr, "\n");
     std::fflush(stderr);
@@ -77,9 +77,9 @@ read_file(const std::string& path, core::batch::intake_options opts,
     total += n;
     if (total > max_bytes)
       return core::make_error(core::errc::payload_too_large,
-                              "the file is larger than the limit of "
-                                + std::to_string(max_bytes)
-                                + " bytes (batch.max_file_bytes)");
+                              "the file is larger than the limit of " +
+                                  std::to_string(max_bytes) +
+                                  " bytes (batch.max_file_bytes)");
     if (auto fed = reader.feed({chunk.data(), static_cast<std::size_t>(n)});
         !fed)
       return fed.error_value();
@@ -129,14 +129,15 @@ int batch(const config::settings& cfg, const batch_options& opt) {
     actors::validation::request req;
     req.email = it.email;
     auto* slot = &it;
-    validator->validate(std::move(req), [&, slot](actors::validation::result r) {
-      auto row = actors::batch::item_from_result(slot->seq, slot->email, r);
-      std::lock_guard lock{mtx};
-      *slot = std::move(row);
-      --pending;
-      ++done;
-      cv.notify_all();
-    });
+    validator->validate(
+        std::move(req), [&, slot](actors::validation::result r) {
+          auto row = actors::batch::item_from_result(slot->seq, slot->email, r);
+          std::lock_guard lock{mtx};
+          *slot = std::move(row);
+          --pending;
+          ++done;
+          cv.notify_all();
+        });
   }
   {
     std::unique_lock lock{mtx};

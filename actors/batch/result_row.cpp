@@ -19,15 +19,15 @@ json or_null(const std::optional<bool>& v) {
 
 // The flags of the export, in column order: detail key, CSV column name.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 9> flags{{
-  {"normalized", "normalized"},
-  {"mx", "has_mx"},
-  {"disposable", "disposable"},
-  {"role", "role_account"},
-  {"free", "free_provider"},
-  {"random", "random"},
-  {"catchAll", "catch_all"},
-  {"smtpChecked", "smtp_checked"},
-  {"suggestion", "suggestion"},
+    {"normalized", "normalized"},
+    {"mx", "has_mx"},
+    {"disposable", "disposable"},
+    {"role", "role_account"},
+    {"free", "free_provider"},
+    {"random", "random"},
+    {"catchAll", "catch_all"},
+    {"smtpChecked", "smtp_checked"},
+    {"suggestion", "suggestion"},
 }};
 
 std::string cell(const json& v) {
@@ -63,8 +63,8 @@ core::batch::item item_from_result(std::int64_t seq, std::string email,
   d["normalized"] = a.valid ? json(a.normalized) : json(nullptr);
   if (r.route) {
     using core::dns::route_kind;
-    d["mx"] = r.route->kind == route_kind::mx
-              || r.route->kind == route_kind::implicit_mx;
+    d["mx"] = r.route->kind == route_kind::mx ||
+              r.route->kind == route_kind::implicit_mx;
   } else {
     d["mx"] = nullptr;
   }
@@ -75,8 +75,8 @@ core::batch::item item_from_result(std::int64_t seq, std::string email,
   d["catchAll"] = or_null(r.smtp.catch_all);
   d["smtpChecked"] = r.smtp.checked;
   d["suggestion"] = c.suggested_domain
-                      ? json(a.local_part + "@" + *c.suggested_domain)
-                      : json(nullptr);
+                        ? json(a.local_part + "@" + *c.suggested_domain)
+                        : json(nullptr);
   it.detail = d.dump();
   return it;
 }

@@ -67,16 +67,16 @@ struct supervisor_state {
   std::shared_ptr<batch_runner_env> env;
   std::shared_ptr<batch_gauges> gauges;
   job current;
-  std::deque<item> queue;        // read, not yet handed to the validator
-  std::int64_t after_seq = -1;   // paging cursor over pending items
+  std::deque<item> queue;      // read, not yet handed to the validator
+  std::int64_t after_seq = -1; // paging cursor over pending items
   bool loading = false;
-  bool exhausted = false;        // every pending item has been read
-  bool saving = false;           // a checkpoint is being written
-  bool finishing = false;        // finish_batch_job sent
-  bool stopping = false;         // cancel, lost lease or shutdown
-  bool release_lease = false;    // shutdown: let another process resume
+  bool exhausted = false;     // every pending item has been read
+  bool saving = false;        // a checkpoint is being written
+  bool finishing = false;     // finish_batch_job sent
+  bool stopping = false;      // cancel, lost lease or shutdown
+  bool release_lease = false; // shutdown: let another process resume
   int in_flight = 0;
-  std::vector<item> buffer;      // results not yet checkpointed
+  std::vector<item> buffer; // results not yet checkpointed
   std::chrono::steady_clock::time_point last_write;
   static inline const char* name = "batch_supervisor";
 };
@@ -95,11 +95,11 @@ void quit_after_release(supervisor* self) {
   auto id = st.current.id;
   auto owner = st.env->owner;
   storage_call(
-    self, *st.env->storage,
-    [id, owner](storage::store& db) {
-      return db.renew_batch_lease(id, owner, 0, 0);
-    },
-    [self](core::expected<bool>&) { self->quit(); });
+      self, *st.env->storage,
+      [id, owner](storage::store& db) {
+        return db.renew_batch_lease(id, owner, 0, 0);
+      },
+      [self](core::expected<bool>&) { self->quit(); });
 }
 
 // Stops at the next safe point: after the checkpoint in progress.
@@ -119,38 +119,38 @@ void stop(supervisor* self, const char* why) {
 
 void maybe_finish(supervisor* self) {
   auto& st = self->state;
-  if (st.stopping || st.finishing || st.saving || !st.exhausted
-      || !st.queue.empty() || st.in_flight > 0 || !st.buffer.empty())
+  if (st.stopping || st.finishing || st.saving || !st.exhausted ||
+      !st.queue.empty() || st.in_flight > 0 || !st.buffer.empty())
     return;
   st.finishing = true;
   auto id = st.current.id;
   auto owner = st.env->owner;
   auto now = st.env->now();
   storage_call(
-    self, *st.env->storage,
-    [id, owner, now](storage::store& db) {
-      return db.finish_batch_job(id, owner, core::batch::job_status::completed,
-                                 now);
-    },
-    [self](core::expected<job>& r) {
-      auto& st = self->state;
-      if (r) {
-        log_event(log_level::info, "batch_completed",
-                  {{"job_id", r->id},
-                   {"items", std::to_string(r->items())},
-                   {"credits_used", std::to_string(r->credits_used)}});
-      } else {
-        log_event(log_level::warn, "batch_finish_failed",
-                  {{"job_id", st.current.id},
-                   {"error", r.error_value().message}});
-        if (r.error_value().code != core::errc::conflict) {
-          // Storage hiccup: try again on the next tick.
-          st.finishing = false;
-          return;
+      self, *st.env->storage,
+      [id, owner, now](storage::store& db) {
+        return db.finish_batch_job(id, owner,
+                                   core::batch::job_status::completed, now);
+      },
+      [self](core::expected<job>& r) {
+        auto& st = self->state;
+        if (r) {
+          log_event(log_level::info, "batch_completed",
+                    {{"job_id", r->id},
+                     {"items", std::to_string(r->items())},
+                     {"credits_used", std::to_string(r->credits_used)}});
+        } else {
+          log_event(
+              log_level::warn, "batch_finish_failed",
+              {{"job_id", st.current.id}, {"error", r.error_value().message}});
+          if (r.error_value().code != core::errc::conflict) {
+            // Storage hiccup: try again on the next tick.
+            st.finishing = false;
+            return;
+          }
         }
-      }
-      self->quit();
-    });
+        self->quit();
+      });
 }
 
 void checkpoint(supervisor* self) {
@@ -166,37 +166,38 @@ void checkpoint(supervisor* self) {
   auto now = st.env->now();
   auto shared_rows = std::make_shared<std::vector<item>>(std::move(rows));
   storage_call(
-    self, *st.env->storage,
-    [id, owner, lease, now, shared_rows](storage::store& db) {
-      return db.save_batch_results(id, owner, *shared_rows, lease, now);
-    },
-    [self, shared_rows](core::expected<job>& r) {
-      auto& st = self->state;
-      st.saving = false;
-      st.last_write = std::chrono::steady_clock::now();
-      if (r) {
-        st.current = *r;
-        st.gauges->items_done += static_cast<std::int64_t>(shared_rows->size());
-        ++st.gauges->checkpoints;
+      self, *st.env->storage,
+      [id, owner, lease, now, shared_rows](storage::store& db) {
+        return db.save_batch_results(id, owner, *shared_rows, lease, now);
+      },
+      [self, shared_rows](core::expected<job>& r) {
+        auto& st = self->state;
+        st.saving = false;
+        st.last_write = std::chrono::steady_clock::now();
+        if (r) {
+          st.current = *r;
+          st.gauges->items_done +=
+              static_cast<std::int64_t>(shared_rows->size());
+          ++st.gauges->checkpoints;
+          if (st.stopping)
+            return stop(self, "shutdown");
+          pump(self);
+          return maybe_finish(self);
+        }
+        if (r.error_value().code == core::errc::conflict) {
+          // Cancelled, or another process holds the job now.
+          st.release_lease = false;
+          return stop(self, "cancelled_or_lease_lost");
+        }
+        // Storage hiccup: keep the rows for the next tick's checkpoint.
+        log_event(
+            log_level::warn, "batch_checkpoint_failed",
+            {{"job_id", st.current.id}, {"error", r.error_value().message}});
+        st.buffer.insert(st.buffer.end(), shared_rows->begin(),
+                         shared_rows->end());
         if (st.stopping)
-          return stop(self, "shutdown");
-        pump(self);
-        return maybe_finish(self);
-      }
-      if (r.error_value().code == core::errc::conflict) {
-        // Cancelled, or another process holds the job now.
-        st.release_lease = false;
-        return stop(self, "cancelled_or_lease_lost");
-      }
-      // Storage hiccup: keep the rows for the next tick's checkpoint.
-      log_event(log_level::warn, "batch_checkpoint_failed",
-                {{"job_id", st.current.id},
-                 {"error", r.error_value().message}});
-      st.buffer.insert(st.buffer.end(), shared_rows->begin(),
-                       shared_rows->end());
-      if (st.stopping)
-        quit_after_release(self);
-    });
+          quit_after_release(self);
+      });
 }
 
 void load_page(supervisor* self) {
@@ -208,35 +209,35 @@ void load_page(supervisor* self) {
   auto after = st.after_seq;
   std::int64_t page = std::max<std::int64_t>(1000, st.env->cfg.concurrency * 8);
   storage_call(
-    self, *st.env->storage,
-    [id, after, page](storage::store& db) {
-      return db.pending_batch_items(id, after, page);
-    },
-    [self, page](core::expected<std::vector<item>>& r) {
-      auto& st = self->state;
-      st.loading = false;
-      if (!r) {
-        log_event(log_level::warn, "batch_read_failed",
-                  {{"job_id", st.current.id},
-                   {"error", r.error_value().message}});
-        return; // the next tick pumps again
-      }
-      auto& items = *r;
-      if (!items.empty())
-        st.after_seq = items.back().seq;
-      if (static_cast<std::int64_t>(items.size()) < page)
-        st.exhausted = true;
-      // Neighbours share a domain: its DNS answer is looked up once and
-      // then served from the cache.
-      std::stable_sort(items.begin(), items.end(),
-                       [](const item& a, const item& b) {
-                         return domain_of(a.email) < domain_of(b.email);
-                       });
-      for (auto& it : items)
-        st.queue.push_back(std::move(it));
-      pump(self);
-      maybe_finish(self);
-    });
+      self, *st.env->storage,
+      [id, after, page](storage::store& db) {
+        return db.pending_batch_items(id, after, page);
+      },
+      [self, page](core::expected<std::vector<item>>& r) {
+        auto& st = self->state;
+        st.loading = false;
+        if (!r) {
+          log_event(
+              log_level::warn, "batch_read_failed",
+              {{"job_id", st.current.id}, {"error", r.error_value().message}});
+          return; // the next tick pumps again
+        }
+        auto& items = *r;
+        if (!items.empty())
+          st.after_seq = items.back().seq;
+        if (static_cast<std::int64_t>(items.size()) < page)
+          st.exhausted = true;
+        // Neighbours share a domain: its DNS answer is looked up once and
+        // then served from the cache.
+        std::stable_sort(items.begin(), items.end(),
+                         [](const item& a, const item& b) {
+                           return domain_of(a.email) < domain_of(b.email);
+                         });
+        for (auto& it : items)
+          st.queue.push_back(std::move(it));
+        pump(self);
+        maybe_finish(self);
+      });
 }
 
 void pump(supervisor* self) {
@@ -251,8 +252,8 @@ void pump(supervisor* self) {
     std::size_t take = 1;
     if (st.current.smtp) {
       auto domain = domain_of(st.queue.front().email);
-      while (take < st.queue.size() && take < 20
-             && domain_of(st.queue[take].email) == domain)
+      while (take < st.queue.size() && take < 20 &&
+             domain_of(st.queue[take].email) == domain)
         ++take;
     }
     std::vector<validation::request> reqs;
@@ -275,10 +276,10 @@ void pump(supervisor* self) {
     st.gauges->in_flight += static_cast<std::int64_t>(take);
     auto shared_ids = std::make_shared<decltype(ids)>(std::move(ids));
     st.env->validator->validate_group(
-      std::move(reqs), [me, shared_ids](std::size_t i, validation::result r) {
-        auto& [seq, email] = (*shared_ids)[i];
-        caf::anon_send(me, batch::item_from_result(seq, email, r));
-      });
+        std::move(reqs), [me, shared_ids](std::size_t i, validation::result r) {
+          auto& [seq, email] = (*shared_ids)[i];
+          caf::anon_send(me, batch::item_from_result(seq, email, r));
+        });
   }
   if (st.queue.size() < static_cast<std::size_t>(limit))
     load_page(self);
@@ -301,64 +302,66 @@ caf::behavior supervisor_fn(supervisor* self,
   self->send(self, batch_tick_atom::value);
   load_page(self);
   return {
-    [self](item& done) {
-      auto& st = self->state;
-      --st.in_flight;
-      --st.gauges->in_flight;
-      if (st.stopping && !st.release_lease)
-        return;
-      st.buffer.push_back(std::move(done));
-      if (static_cast<int>(st.buffer.size()) >= st.env->cfg.checkpoint_rows)
-        checkpoint(self);
-      pump(self);
-      maybe_finish(self);
-    },
-    [self](in_actor& f) { f.run(); },
-    [self](batch_tick_atom) {
-      auto& st = self->state;
-      if (st.stopping)
-        return;
-      self->delayed_send(self, std::chrono::seconds(1), batch_tick_atom::value);
-      if (!st.buffer.empty()) {
-        checkpoint(self);
-      } else if (!st.saving) {
-        // Nothing to write for a while (slow DNS): renew the lease, which
-        // also tells us when the job was cancelled elsewhere.
-        auto idle = std::chrono::steady_clock::now() - st.last_write;
-        if (idle > std::chrono::seconds(st.env->cfg.lease_seconds) / 3) {
-          st.last_write = std::chrono::steady_clock::now();
-          auto id = st.current.id;
-          auto owner = st.env->owner;
-          auto lease = st.env->cfg.lease_seconds;
-          auto now = st.env->now();
-          storage_call(
-            self, *st.env->storage,
-            [id, owner, lease, now](storage::store& db) {
-              return db.renew_batch_lease(id, owner, lease, now);
-            },
-            [self](core::expected<bool>& held) {
-              if (held && !*held) {
-                self->state.release_lease = false;
-                stop(self, "cancelled_or_lease_lost");
-              }
-            });
+      [self](item& done) {
+        auto& st = self->state;
+        --st.in_flight;
+        --st.gauges->in_flight;
+        if (st.stopping && !st.release_lease)
+          return;
+        st.buffer.push_back(std::move(done));
+        if (static_cast<int>(st.buffer.size()) >= st.env->cfg.checkpoint_rows)
+          checkpoint(self);
+        pump(self);
+        maybe_finish(self);
+      },
+      [self](in_actor& f) { f.run(); },
+      [self](batch_tick_atom) {
+        auto& st = self->state;
+        if (st.stopping)
+          return;
+        self->delayed_send(self, std::chrono::seconds(1),
+                           batch_tick_atom::value);
+        if (!st.buffer.empty()) {
+          checkpoint(self);
+        } else if (!st.saving) {
+          // Nothing to write for a while (slow DNS): renew the lease, which
+          // also tells us when the job was cancelled elsewhere.
+          auto idle = std::chrono::steady_clock::now() - st.last_write;
+          if (idle > std::chrono::seconds(st.env->cfg.lease_seconds) / 3) {
+            st.last_write = std::chrono::steady_clock::now();
+            auto id = st.current.id;
+            auto owner = st.env->owner;
+            auto lease = st.env->cfg.lease_seconds;
+            auto now = st.env->now();
+            storage_call(
+                self, *st.env->storage,
+                [id, owner, lease, now](storage::store& db) {
+                  return db.renew_batch_lease(id, owner, lease, now);
+                },
+                [self](core::expected<bool>& held) {
+                  if (held && !*held) {
+                    self->state.release_lease = false;
+                    stop(self, "cancelled_or_lease_lost");
+                  }
+                });
+          }
         }
-      }
-      pump(self);
-      maybe_finish(self);
-    },
-    [self](batch_cancel_atom) {
-      self->state.release_lease = false;
-      stop(self, "cancelled");
-    },
-    [self](batch_stop_atom) {
-      self->state.release_lease = true;
-      stop(self, "shutdown");
-    },
+        pump(self);
+        maybe_finish(self);
+      },
+      [self](batch_cancel_atom) {
+        self->state.release_lease = false;
+        stop(self, "cancelled");
+      },
+      [self](batch_stop_atom) {
+        self->state.release_lease = true;
+        stop(self, "shutdown");
+      },
   };
 }
 
-// -- runner: claims jobs ---------------------------------------------------------
+// -- runner: claims jobs
+// ---------------------------------------------------------
 
 struct runner_state {
   std::shared_ptr<batch_runner_env> env;
@@ -374,44 +377,45 @@ using runner = caf::stateful_actor<runner_state>;
 
 void claim(runner* self) {
   auto& st = self->state;
-  if (st.claiming || st.stopping
-      || static_cast<int>(st.running.size()) >= st.env->cfg.max_jobs)
+  if (st.claiming || st.stopping ||
+      static_cast<int>(st.running.size()) >= st.env->cfg.max_jobs)
     return;
   st.claiming = true;
   auto owner = st.env->owner;
   auto lease = st.env->cfg.lease_seconds;
   auto now = st.env->now();
   storage_call(
-    self, *st.env->storage,
-    [owner, lease, now](storage::store& db) {
-      return db.claim_batch_job(owner, lease, now);
-    },
-    [self](core::expected<std::optional<job>>& r) {
-      auto& st = self->state;
-      st.claiming = false;
-      if (!r) {
-        log_event(log_level::warn, "batch_claim_failed",
-                  {{"error", r.error_value().message}});
-        return;
-      }
-      if (!*r)
-        return;
-      if (st.stopping) {
-        // Claimed while stopping: hand it back at once.
+      self, *st.env->storage,
+      [owner, lease, now](storage::store& db) {
+        return db.claim_batch_job(owner, lease, now);
+      },
+      [self](core::expected<std::optional<job>>& r) {
+        auto& st = self->state;
+        st.claiming = false;
+        if (!r) {
+          log_event(log_level::warn, "batch_claim_failed",
+                    {{"error", r.error_value().message}});
+          return;
+        }
+        if (!*r)
+          return;
+        if (st.stopping) {
+          // Claimed while stopping: hand it back at once.
+          auto id = (*r)->id;
+          auto owner = st.env->owner;
+          st.env->storage->submit(storage_job{[id, owner](job_context& ctx) {
+            if (ctx.db)
+              (void)ctx.db->renew_batch_lease(id, owner, 0, 0);
+          }});
+          return;
+        }
         auto id = (*r)->id;
-        auto owner = st.env->owner;
-        st.env->storage->submit(storage_job{[id, owner](job_context& ctx) {
-          if (ctx.db)
-            (void) ctx.db->renew_batch_lease(id, owner, 0, 0);
-        }});
-        return;
-      }
-      auto id = (*r)->id;
-      auto sup = self->spawn(supervisor_fn, st.env, st.gauges, std::move(**r));
-      self->monitor(sup);
-      st.running.emplace(id, sup);
-      claim(self); // there may be more
-    });
+        auto sup =
+            self->spawn(supervisor_fn, st.env, st.gauges, std::move(**r));
+        self->monitor(sup);
+        st.running.emplace(id, sup);
+        claim(self); // there may be more
+      });
 }
 
 caf::behavior runner_fn(runner* self, batch_runner_env env,
@@ -436,38 +440,38 @@ caf::behavior runner_fn(runner* self, batch_runner_env env,
   });
   self->send(self, batch_tick_atom::value);
   return {
-    [self](in_actor& f) { f.run(); },
-    [self](batch_tick_atom) {
-      auto& st = self->state;
-      if (st.stopping)
-        return;
-      claim(self);
-      self->delayed_send(self, std::chrono::milliseconds(st.env->cfg.poll_ms),
-                         batch_tick_atom::value);
-    },
-    [self](batch_wake_atom) { claim(self); },
-    [self](batch_cancel_atom, const std::string& id) {
-      auto& st = self->state;
-      if (auto i = st.running.find(id); i != st.running.end())
-        self->send(i->second, batch_cancel_atom::value);
-    },
-    [self](batch_stop_atom) -> caf::result<bool> {
-      auto& st = self->state;
-      st.stopping = true;
-      if (st.running.empty())
-        return true;
-      for (auto& [id, sup] : st.running)
-        self->send(sup, batch_stop_atom::value);
-      st.waiting_stop.push_back(self->make_response_promise());
-      return st.waiting_stop.back();
-    },
+      [self](in_actor& f) { f.run(); },
+      [self](batch_tick_atom) {
+        auto& st = self->state;
+        if (st.stopping)
+          return;
+        claim(self);
+        self->delayed_send(self, std::chrono::milliseconds(st.env->cfg.poll_ms),
+                           batch_tick_atom::value);
+      },
+      [self](batch_wake_atom) { claim(self); },
+      [self](batch_cancel_atom, const std::string& id) {
+        auto& st = self->state;
+        if (auto i = st.running.find(id); i != st.running.end())
+          self->send(i->second, batch_cancel_atom::value);
+      },
+      [self](batch_stop_atom) -> caf::result<bool> {
+        auto& st = self->state;
+        st.stopping = true;
+        if (st.running.empty())
+          return true;
+        for (auto& [id, sup] : st.running)
+          self->send(sup, batch_stop_atom::value);
+        st.waiting_stop.push_back(self->make_response_promise());
+        return st.waiting_stop.back();
+      },
   };
 }
 
 } // namespace
 
 batch_runner::batch_runner(caf::actor_system& sys, batch_runner_env env)
-  : sys_(sys), gauges_(std::make_shared<batch_gauges>()) {
+    : sys_(sys), gauges_(std::make_shared<batch_gauges>()) {
   actor_ = sys.spawn(runner_fn, std::move(env), gauges_);
 }
 
@@ -487,11 +491,11 @@ void batch_runner::stop(std::chrono::milliseconds timeout) {
   {
     caf::scoped_actor self{sys_};
     self->request(actor_, timeout, batch_stop_atom::value)
-      .receive([](bool) {},
-               [this](const caf::error& err) {
-                 log_event(log_level::warn, "batch_stop_timeout",
-                           {{"error", sys_.render(err)}});
-               });
+        .receive([](bool) {},
+                 [this](const caf::error& err) {
+                   log_event(log_level::warn, "batch_stop_timeout",
+                             {{"error", sys_.render(err)}});
+                 });
   }
   caf::anon_send_exit(actor_, caf::exit_reason::user_shutdown);
 }
@@ -500,8 +504,8 @@ std::string batch_owner_name() {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0)
     host[0] = '\0';
-  return std::string{host} + ":" + std::to_string(getpid()) + ":"
-         + security::random_base62(6);
+  return std::string{host} + ":" + std::to_string(getpid()) + ":" +
+         security::random_base62(6);
 }
 
 } // namespace mailassay::actors

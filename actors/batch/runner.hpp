@@ -29,10 +29,10 @@ namespace mailassay::actors {
 
 /// Counters of the batch runner, for /metrics.
 struct batch_gauges {
-  std::atomic<std::int64_t> running_jobs{0};  ///< Supervisors alive.
-  std::atomic<std::int64_t> in_flight{0};     ///< Validations running.
-  std::atomic<std::int64_t> items_done{0};    ///< Results checkpointed.
-  std::atomic<std::int64_t> checkpoints{0};   ///< Checkpoints written.
+  std::atomic<std::int64_t> running_jobs{0}; ///< Supervisors alive.
+  std::atomic<std::int64_t> in_flight{0};    ///< Validations running.
+  std::atomic<std::int64_t> items_done{0};   ///< Results checkpointed.
+  std::atomic<std::int64_t> checkpoints{0};  ///< Checkpoints written.
 };
 
 /// What the runner needs from its surroundings.

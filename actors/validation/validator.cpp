@@ -1,10 +1,10 @@
 #include "actors/validation/validator.hpp"
 
-#include <algorithm>
-#include <chrono>
-
 #include "actors/smtp/prober.hpp"
 #include "net/dns_resolver.hpp"
+
+#include <algorithm>
+#include <chrono>
 
 namespace mailassay::actors::validation {
 
@@ -24,16 +24,16 @@ void conclude(result& r, clock_type::time_point started) {
   f.typo = r.checks.suggested_domain.has_value();
   f.smtp = r.smtp;
   r.verdict = core::validation::decide(f);
-  r.duration_ms
-    = std::chrono::duration<double, std::milli>(clock_type::now() - started)
-        .count();
+  r.duration_ms =
+      std::chrono::duration<double, std::milli>(clock_type::now() - started)
+          .count();
 }
 
 bool probeable(const result& r) {
   using core::dns::route_kind;
-  return r.address.valid && !r.address.ip_literal && r.route
-         && (r.route->kind == route_kind::mx
-             || r.route->kind == route_kind::implicit_mx);
+  return r.address.valid && !r.address.ip_literal && r.route &&
+         (r.route->kind == route_kind::mx ||
+          r.route->kind == route_kind::implicit_mx);
 }
 
 void record_outcome(result& r, const core::smtp::address_outcome& o) {
@@ -64,22 +64,22 @@ void validator::finish(request req, result r, clock_type::time_point started,
     pr.addresses = {r.address.local_part + "@" + r.address.ascii_domain};
     pr.route = *r.route;
     pr.budget = std::chrono::milliseconds(req.timeout_ms);
-    smtp_.prober->probe(
-      std::move(pr), [this, started, prepaid = req.credits_prepaid,
-                      org = req.organization_id, r = std::move(r),
-                      done = std::move(done)](smtp::probe_result p) mutable {
-        bool reached = false;
-        if (!p.addresses.empty()) {
-          record_outcome(r, p.addresses.front());
-          reached = !p.addresses.front().host.empty();
-        }
-        if (reached)
-          r.credits_used = 1;
-        else if (!prepaid && smtp_.refund)
-          smtp_.refund(org);
-        conclude(r, started);
-        done(std::move(r));
-      });
+    smtp_.prober->probe(std::move(pr),
+                        [this, started, prepaid = req.credits_prepaid,
+                         org = req.organization_id, r = std::move(r),
+                         done = std::move(done)](smtp::probe_result p) mutable {
+                          bool reached = false;
+                          if (!p.addresses.empty()) {
+                            record_outcome(r, p.addresses.front());
+                            reached = !p.addresses.front().host.empty();
+                          }
+                          if (reached)
+                            r.credits_used = 1;
+                          else if (!prepaid && smtp_.refund)
+                            smtp_.refund(org);
+                          conclude(r, started);
+                          done(std::move(r));
+                        });
   };
   if (req.credits_prepaid || !smtp_.reserve)
     return probe(std::move(req), std::move(r), std::move(done));
@@ -97,8 +97,8 @@ void validator::finish(request req, result r, clock_type::time_point started,
 }
 
 void validator::validate_group(
-  std::vector<request> reqs,
-  std::function<void(std::size_t, result)> done) const {
+    std::vector<request> reqs,
+    std::function<void(std::size_t, result)> done) const {
   auto started = clock_type::now();
   auto one_by_one = [this, &done](std::size_t i, request req) {
     validate(std::move(req), [done, i](result r) { done(i, std::move(r)); });
@@ -120,8 +120,8 @@ void validator::validate_group(
     result r;
     r.address = core::syntax::parse(reqs[i].email, syntax_);
     r.enrichment = reqs[i].toggles.enrichment;
-    r.checks
-      = core::validation::run_free_checks(*lists_, r.address, reqs[i].toggles);
+    r.checks =
+        core::validation::run_free_checks(*lists_, r.address, reqs[i].toggles);
     if (!r.address.valid || r.address.ip_literal) {
       conclude(r, started);
       done(i, std::move(r));
@@ -153,23 +153,23 @@ void validator::validate_group(
     smtp::probe_request pr;
     pr.domain = g->results.front().address.ascii_domain;
     for (auto& r : g->results)
-      pr.addresses.push_back(r.address.local_part + "@"
-                             + r.address.ascii_domain);
+      pr.addresses.push_back(r.address.local_part + "@" +
+                             r.address.ascii_domain);
     pr.route = route;
     pr.budget = std::chrono::milliseconds(g->timeout_ms);
-    smtp_.prober->probe(std::move(pr), [g, done,
-                                        started](smtp::probe_result p) {
-      for (std::size_t k = 0; k < g->results.size(); ++k) {
-        auto& r = g->results[k];
-        if (k < p.addresses.size()) {
-          record_outcome(r, p.addresses[k]);
-          if (!p.addresses[k].host.empty())
-            r.credits_used = 1;
-        }
-        conclude(r, started);
-        done(g->index[k], std::move(r));
-      }
-    });
+    smtp_.prober->probe(std::move(pr),
+                        [g, done, started](smtp::probe_result p) {
+                          for (std::size_t k = 0; k < g->results.size(); ++k) {
+                            auto& r = g->results[k];
+                            if (k < p.addresses.size()) {
+                              record_outcome(r, p.addresses[k]);
+                              if (!p.addresses[k].host.empty())
+                                r.credits_used = 1;
+                            }
+                            conclude(r, started);
+                            done(g->index[k], std::move(r));
+                          }
+                        });
   };
   if (auto cached = resolver_->cached_route(domain))
     return routed(std::move(*cached));
@@ -179,8 +179,8 @@ void validator::validate_group(
 validator::validator(std::shared_ptr<const core::risk::lists> lists,
                      std::shared_ptr<net::dns_resolver> resolver,
                      core::syntax::options syntax)
-  : lists_(std::move(lists)), resolver_(std::move(resolver)), syntax_(syntax) {
-}
+    : lists_(std::move(lists)), resolver_(std::move(resolver)),
+      syntax_(syntax) {}
 
 void validator::validate(request req, std::function<void(result)> done) const {
   auto started = clock_type::now();
@@ -199,12 +199,12 @@ void validator::validate(request req, std::function<void(result)> done) const {
   }
   auto domain = r.address.ascii_domain;
   resolver_->resolve_mail_route(
-    std::move(domain),
-    [this, req = std::move(req), r = std::move(r), started,
-     done = std::move(done)](core::dns::mail_route route) mutable {
-      r.route = std::move(route);
-      finish(std::move(req), std::move(r), started, std::move(done));
-    });
+      std::move(domain),
+      [this, req = std::move(req), r = std::move(r), started,
+       done = std::move(done)](core::dns::mail_route route) mutable {
+        r.route = std::move(route);
+        finish(std::move(req), std::move(r), started, std::move(done));
+      });
 }
 
 } // namespace mailassay::actors::validation

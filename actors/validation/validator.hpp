@@ -1,17 +1,17 @@
 #pragma once
 
-#include <chrono>
-#include <cstdint>
-#include <functional>
-#include <memory>
-#include <optional>
-
 #include "core/base/expected.hpp"
 #include "core/dns/route.hpp"
 #include "core/risk/lists.hpp"
 #include "core/syntax/address.hpp"
 #include "core/validation/free_checks.hpp"
 #include "core/validation/verdict.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 
 namespace mailassay::net {
 class dns_resolver;
@@ -26,7 +26,7 @@ namespace mailassay::actors::validation {
 /// One address to validate, with what the caller's key allows.
 struct request {
   std::string email;
-  bool smtp = false;              ///< SMTP probe asked for (and allowed).
+  bool smtp = false;               ///< SMTP probe asked for (and allowed).
   std::int64_t timeout_ms = 10000; ///< SMTP budget.
   core::validation::toggles toggles;
   /// Who pays for the probe (one credit, reserved before it).
@@ -38,11 +38,11 @@ struct request {
 
 /// What the SMTP probe reported beyond the verdict's facts.
 struct smtp_detail {
-  std::string host;      ///< MX host whose reply decided; empty: none.
+  std::string host; ///< MX host whose reply decided; empty: none.
   std::size_t attempts = 0;
-  int code = 0;          ///< RCPT reply code; 0: none.
-  std::string enhanced;  ///< e.g. "5.1.1"; empty: none.
-  std::string message;   ///< Reply text (bounded).
+  int code = 0;         ///< RCPT reply code; 0: none.
+  std::string enhanced; ///< e.g. "5.1.1"; empty: none.
+  std::string message;  ///< Reply text (bounded).
 };
 
 /// Everything found about one address; http/ and the CLI render it.
@@ -69,13 +69,13 @@ struct smtp_stage {
   /// error.
   std::function<void(const std::string& organization_id,
                      std::function<void(core::expected<core::unit>)>)>
-    reserve;
+      reserve;
   /// Gives a reserved credit back (no SMTP server was reached).
   std::function<void(const std::string& organization_id)> refund;
 };
 
-/// The validation pipeline: syntax -> free checks -> DNS -> SMTP -> verdict. Shared
-/// by the validation actors and `mailassay check`; thread-safe.
+/// The validation pipeline: syntax -> free checks -> DNS -> SMTP -> verdict.
+/// Shared by the validation actors and `mailassay check`; thread-safe.
 class validator {
 public:
   validator(std::shared_ptr<const core::risk::lists> lists,

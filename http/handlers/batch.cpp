@@ -16,7 +16,8 @@ using core::batch::job_status;
 
 namespace {
 
-// -- encoding -------------------------------------------------------------------
+// -- encoding
+// -------------------------------------------------------------------
 
 codec::json time_or_null(const std::optional<std::int64_t>& t) {
   return t ? codec::json(core::iso8601(*t)) : codec::json(nullptr);
@@ -25,8 +26,8 @@ codec::json time_or_null(const std::optional<std::int64_t>& t) {
 // Seconds left at the average speed since the job started; null while
 // there is nothing to measure.
 codec::json eta_seconds(const job& j, std::int64_t now) {
-  if (j.status == job_status::completed || j.status == job_status::cancelled
-      || j.status == job_status::failed)
+  if (j.status == job_status::completed || j.status == job_status::cancelled ||
+      j.status == job_status::failed)
     return 0;
   auto left = j.items() - j.processed;
   auto done_here = j.processed - j.invalid_rows;
@@ -39,10 +40,11 @@ codec::json eta_seconds(const job& j, std::int64_t now) {
 
 codec::json job_json(const job& j, std::int64_t now) {
   auto items = j.items();
-  auto progress = items == 0 ? 100.0
-                             : std::floor(1000.0 * static_cast<double>(j.processed)
-                                          / static_cast<double>(items))
-                                 / 10.0;
+  auto progress = items == 0
+                      ? 100.0
+                      : std::floor(1000.0 * static_cast<double>(j.processed) /
+                                   static_cast<double>(items)) /
+                            10.0;
   return {{"id", j.id},
           {"organizationId", j.organization_id},
           {"status", core::batch::to_string(j.status)},
@@ -70,7 +72,8 @@ codec::json job_json(const job& j, std::int64_t now) {
           {"etaSeconds", eta_seconds(j, now)}};
 }
 
-// -- upload options -------------------------------------------------------------
+// -- upload options
+// -------------------------------------------------------------
 
 core::error unprocessable(std::string message) {
   auto e = core::make_error(core::errc::validation_failed, "");
@@ -112,10 +115,11 @@ core::expected<upload_input> upload_of(const request_view& req) {
   std::optional<std::string> column = req.query_param("emailColumn");
   if (auto name = req.query_param("fileName"))
     in.file_name = *name;
-  auto type = core::ascii_lower(std::string{req.header("Content-Type").value_or("")});
+  auto type =
+      core::ascii_lower(std::string{req.header("Content-Type").value_or("")});
   if (type.rfind("multipart/form-data", 0) == 0) {
     auto parts = core::batch::parse_multipart(
-      std::string{req.header("Content-Type").value_or("")}, req.body);
+        std::string{req.header("Content-Type").value_or("")}, req.body);
     if (!parts)
       return parts.error_value();
     bool found = false;
@@ -135,9 +139,10 @@ core::expected<upload_input> upload_of(const request_view& req) {
     }
     if (!found)
       return bad_request("The multipart body has no 'file' part with the CSV");
-  } else if (type.rfind("text/csv", 0) == 0 || type.rfind("text/plain", 0) == 0
-             || type.rfind("application/csv", 0) == 0
-             || type.rfind("application/octet-stream", 0) == 0) {
+  } else if (type.rfind("text/csv", 0) == 0 ||
+             type.rfind("text/plain", 0) == 0 ||
+             type.rfind("application/csv", 0) == 0 ||
+             type.rfind("application/octet-stream", 0) == 0) {
     in.csv = req.body;
   } else {
     return bad_request("Upload the CSV as multipart/form-data (field 'file') "
@@ -154,9 +159,11 @@ core::expected<upload_input> upload_of(const request_view& req) {
   return in;
 }
 
-// -- results --------------------------------------------------------------------
+// -- results
+// --------------------------------------------------------------------
 
-core::expected<std::vector<std::string>> status_filter(const request_view& req) {
+core::expected<std::vector<std::string>>
+status_filter(const request_view& req) {
   std::vector<std::string> out;
   auto text = req.query_param("status");
   if (!text || text->empty())
@@ -167,10 +174,10 @@ core::expected<std::vector<std::string>> status_filter(const request_view& req) 
     if (end == std::string::npos)
       end = text->size();
     auto word = core::ascii_lower(text->substr(start, end - start));
-    if (word != "valid" && word != "invalid" && word != "risky"
-        && word != "unknown")
-      return unprocessable(
-        "status must be a comma-separated list of valid, invalid, risky, unknown");
+    if (word != "valid" && word != "invalid" && word != "risky" &&
+        word != "unknown")
+      return unprocessable("status must be a comma-separated list of valid, "
+                           "invalid, risky, unknown");
     out.push_back(word);
     start = end + 1;
   }
@@ -181,37 +188,38 @@ core::expected<std::vector<std::string>> status_filter(const request_view& req) 
 template <class F>
 void with_job(call c, F f) {
   auto id = c.req().params.at("jobId");
-  with_principal(c, false, [c, id, f = std::move(f)](uc::account_env& env,
-                                                     const uc::principal& who) {
-    auto j = env.db.get_batch_job(who.organization_id, id);
-    if (!j)
-      return c.ex->fail(j.error_value());
-    f(env, *j);
-  });
+  with_principal(c, false,
+                 [c, id, f = std::move(f)](uc::account_env& env,
+                                           const uc::principal& who) {
+                   auto j = env.db.get_batch_job(who.organization_id, id);
+                   if (!j)
+                     return c.ex->fail(j.error_value());
+                   f(env, *j);
+                 });
 }
 
 } // namespace
 
 void handle_batch_upload(call c) {
-  if (static_cast<std::int64_t>(c.req().body.size())
-      > c.svc->cfg.batch.max_file_bytes)
+  if (static_cast<std::int64_t>(c.req().body.size()) >
+      c.svc->cfg.batch.max_file_bytes)
     return c.ex->fail(core::make_error(
-      core::errc::payload_too_large,
-      "The file is larger than the limit of "
-        + std::to_string(c.svc->cfg.batch.max_file_bytes) + " bytes"));
+        core::errc::payload_too_large,
+        "The file is larger than the limit of " +
+            std::to_string(c.svc->cfg.batch.max_file_bytes) + " bytes"));
   with_principal(c, false, [c](uc::account_env& env, const uc::principal& who) {
     auto in = upload_of(c.req());
     if (!in)
       return c.ex->fail(in.error_value());
     if (in->smtp && who.key && !who.key->config.smtp)
       return c.ex->fail(core::make_error(
-        core::errc::forbidden,
-        "SMTP verification is not enabled for this API key (config.smtp)"));
+          core::errc::forbidden,
+          "SMTP verification is not enabled for this API key (config.smtp)"));
     core::batch::intake_options opts;
     opts.deduplicate = in->deduplicate;
     opts.email_column = in->email_column;
-    opts.max_addresses
-      = static_cast<std::size_t>(c.svc->cfg.batch.max_addresses);
+    opts.max_addresses =
+        static_cast<std::size_t>(c.svc->cfg.batch.max_addresses);
     opts.syntax = c.svc->syntax;
     auto read = core::batch::read_csv(in->csv, opts);
     if (!read)
@@ -257,19 +265,19 @@ void handle_get_batch(call c) {
 
 void handle_cancel_batch(call c) {
   auto id = c.req().params.at("jobId");
-  with_principal(c, false, [c, id](uc::account_env& env,
-                                   const uc::principal& who) {
-    auto j = env.db.cancel_batch_job(who.organization_id, id, env.now);
-    if (!j) {
-      auto e = j.error_value();
-      if (e.code == core::errc::conflict)
-        e.message = "The batch job is no longer active";
-      return c.ex->fail(e);
-    }
-    if (c.svc->batches)
-      c.svc->batches->cancelled(id);
-    c.ex->json(200, job_json(*j, env.now).dump());
-  });
+  with_principal(
+      c, false, [c, id](uc::account_env& env, const uc::principal& who) {
+        auto j = env.db.cancel_batch_job(who.organization_id, id, env.now);
+        if (!j) {
+          auto e = j.error_value();
+          if (e.code == core::errc::conflict)
+            e.message = "The batch job is no longer active";
+          return c.ex->fail(e);
+        }
+        if (c.svc->batches)
+          c.svc->batches->cancelled(id);
+        c.ex->json(200, job_json(*j, env.now).dump());
+      });
 }
 
 void handle_batch_results(call c) {
@@ -286,9 +294,8 @@ void handle_batch_results(call c) {
     if (csv)
       actors::batch::append_csv_header(body);
     else
-      body = "{\"jobId\":\"" + j.id + "\",\"status\":\""
-             + std::string{core::batch::to_string(j.status)}
-             + "\",\"results\":[";
+      body = "{\"jobId\":\"" + j.id + "\",\"status\":\"" +
+             std::string{core::batch::to_string(j.status)} + "\",\"results\":[";
     std::int64_t after = -1;
     bool first = true;
     for (;;) {
@@ -313,9 +320,10 @@ void handle_batch_results(call c) {
       body += "]}";
     auto name = j.id + "-results." + format;
     c.ex->respond(response{
-      200, std::move(body),
-      csv ? "text/csv; charset=utf-8" : "application/json",
-      {{"Content-Disposition", "attachment; filename=\"" + name + "\""}}});
+        200,
+        std::move(body),
+        csv ? "text/csv; charset=utf-8" : "application/json",
+        {{"Content-Disposition", "attachment; filename=\"" + name + "\""}}});
   });
 }
 

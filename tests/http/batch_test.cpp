@@ -1,3 +1,6 @@
+#include "tests/http/fixtures.hpp"
+#include "tests/peers/dns_peer.hpp"
+
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -5,9 +8,6 @@
 #include <set>
 #include <sstream>
 #include <thread>
-
-#include "tests/http/fixtures.hpp"
-#include "tests/peers/dns_peer.hpp"
 
 using namespace mailassay::testing;
 using mailassay::tests::peers::dns_peer;
@@ -22,7 +22,9 @@ gone.test NXDOMAIN
 *.slow.test DELAY 150
 )";
 
-std::string source_dir() { return std::getenv("MAILASSAY_SOURCE_DIR"); }
+std::string source_dir() {
+  return std::getenv("MAILASSAY_SOURCE_DIR");
+}
 
 // The database of a server that must survive a restart: the shared test
 // PostgreSQL when the suite runs against it, else a SQLite file of ours.
@@ -63,22 +65,23 @@ struct batch_env {
 
   http_response upload(const std::string& csv, const std::string& query = "",
                        const std::string& type = "text/csv") {
-    return a->call("POST", "/v2/batch/upload" + query, "", csv,
-                   {{"Authorization", "Bearer " + key}, {"Content-Type", type}});
+    return a->call(
+        "POST", "/v2/batch/upload" + query, "", csv,
+        {{"Authorization", "Bearer " + key}, {"Content-Type", type}});
   }
 
-  http_response upload_multipart(const std::string& csv,
-                                 const std::map<std::string, std::string>& fields
-                                 = {}) {
+  http_response
+  upload_multipart(const std::string& csv,
+                   const std::map<std::string, std::string>& fields = {}) {
     std::string b = "XyZbOuNdArY";
     std::string body;
     for (auto& [name, value] : fields)
-      body += "--" + b + "\r\nContent-Disposition: form-data; name=\"" + name
-              + "\"\r\n\r\n" + value + "\r\n";
-    body += "--" + b
-            + "\r\nContent-Disposition: form-data; name=\"file\"; "
-              "filename=\"list.csv\"\r\nContent-Type: text/csv\r\n\r\n"
-            + csv + "\r\n--" + b + "--\r\n";
+      body += "--" + b + "\r\nContent-Disposition: form-data; name=\"" + name +
+              "\"\r\n\r\n" + value + "\r\n";
+    body += "--" + b +
+            "\r\nContent-Disposition: form-data; name=\"file\"; "
+            "filename=\"list.csv\"\r\nContent-Type: text/csv\r\n\r\n" +
+            csv + "\r\n--" + b + "--\r\n";
     return upload(body, "", "multipart/form-data; boundary=" + b);
   }
 
@@ -188,8 +191,8 @@ TEST_SUITE("http.batch") {
     auto only_invalid = env.export_csv(j["id"], "&status=invalid");
     CHECK(only_invalid.size() == 4);
 
-    auto js = env.get("/v2/batch/" + j["id"].get<std::string>()
-                      + "/results?format=json&status=valid");
+    auto js = env.get("/v2/batch/" + j["id"].get<std::string>() +
+                      "/results?format=json&status=valid");
     REQUIRE(js["results"].size() == 3);
     CHECK(js["results"][0]["email"] == "ann@good.test");
     CHECK(js["results"][0]["status"] == "valid");
@@ -203,7 +206,7 @@ TEST_SUITE("http.batch") {
   TEST_CASE("a raw text/csv body with options as query parameters") {
     batch_env env;
     auto r = env.upload("a@good.test\na@good.test\nb@other.test\n",
-                         "?deduplicate=false");
+                        "?deduplicate=false");
     REQUIRE_MESSAGE(r.status == 201, r.body);
     auto j = json::parse(r.body);
     CHECK(j["uniqueEmails"] == 3);
@@ -216,15 +219,16 @@ TEST_SUITE("http.batch") {
   TEST_CASE("cells that look like formulas are escaped in the export") {
     batch_env env;
     auto r = env.upload(
-      "email,note\nann@good.test,-1\n=HYPERLINK(\"x\"),a\n@SUM(1),b\n");
+        "email,note\nann@good.test,-1\n=HYPERLINK(\"x\"),a\n@SUM(1),b\n");
     REQUIRE_MESSAGE(r.status == 201, r.body);
     auto j = json::parse(r.body);
     env.wait_done(j["id"]);
-    auto body = env.a->call("GET",
-                            "/v2/batch/" + j["id"].get<std::string>()
-                              + "/results",
-                            env.key)
-                  .body;
+    auto body =
+        env.a
+            ->call("GET",
+                   "/v2/batch/" + j["id"].get<std::string>() + "/results",
+                   env.key)
+            .body;
     CHECK(body.find("\r\n=") == std::string::npos);
     CHECK(body.find("\r\n@") == std::string::npos);
     CHECK(body.find("'@SUM(1)") != std::string::npos);
@@ -244,16 +248,17 @@ TEST_SUITE("http.batch") {
     for (int i = 0; i < 250000; ++i)
       many += "u" + std::to_string(i) + "@good.test\n";
     std::vector<row> rows{
-      {"binary", std::string("\x89PNG\r\n\x1a\n\0\0\0", 11), "", 400, "binary"},
-      {"empty", "", "", 400, "empty"},
-      {"header only", "email\n", "", 400, "no data rows"},
-      {"too large", big, "", 413, "larger"},
-      {"unterminated quote", "email\n\"a@good.test\n", "", 400, "quote"},
-      {"wrong column", "email,name\na@good.test,A\n", "?emailColumn=mail",
-       400, "mail"},
-      {"too many addresses", many, "", 422, "200000"},
-      {"bad option", "a@good.test\n", "?deduplicate=maybe", 422,
-       "deduplicate"},
+        {"binary", std::string("\x89PNG\r\n\x1a\n\0\0\0", 11), "", 400,
+         "binary"},
+        {"empty", "", "", 400, "empty"},
+        {"header only", "email\n", "", 400, "no data rows"},
+        {"too large", big, "", 413, "larger"},
+        {"unterminated quote", "email\n\"a@good.test\n", "", 400, "quote"},
+        {"wrong column", "email,name\na@good.test,A\n", "?emailColumn=mail",
+         400, "mail"},
+        {"too many addresses", many, "", 422, "200000"},
+        {"bad option", "a@good.test\n", "?deduplicate=maybe", 422,
+         "deduplicate"},
     };
     for (auto& r : rows) {
       CAPTURE(r.name);
@@ -263,8 +268,8 @@ TEST_SUITE("http.batch") {
       auto body = json::parse(res.body);
       CHECK(body["statusCode"] == r.status);
     }
-    auto json_body = env.a->call("POST", "/v2/batch/upload", env.key,
-                                 "{\"emails\":[]}");
+    auto json_body =
+        env.a->call("POST", "/v2/batch/upload", env.key, "{\"emails\":[]}");
     CHECK(json_body.status == 400);
     CHECK(env.get("/v2/batch")["items"].empty());
   }
@@ -278,23 +283,25 @@ TEST_SUITE("http.batch") {
     CHECK(second.status == 409);
     auto body = json::parse(second.body);
     CHECK(body["code"] == "ACTIVE_JOB_EXISTS");
-    CHECK(body["message"].get<std::string>().find("already running")
-          != std::string::npos);
+    CHECK(body["message"].get<std::string>().find("already running") !=
+          std::string::npos);
 
     // Another organization is not affected, and cannot see the job.
-    auto other_jwt = env.a->signup("O", unique_email("o"))["accessToken"]
-                       .get<std::string>();
+    auto other_jwt =
+        env.a->signup("O", unique_email("o"))["accessToken"].get<std::string>();
     CHECK(env.a->call("GET", "/v2/batch/" + id, other_jwt).status == 404);
-    CHECK(env.a->call("POST", "/v2/batch/" + id + "/cancel", other_jwt).status
-          == 404);
-    CHECK(env.a->call("GET", "/v2/batch/" + id + "/results", other_jwt).status
-          == 404);
+    CHECK(
+        env.a->call("POST", "/v2/batch/" + id + "/cancel", other_jwt).status ==
+        404);
+    CHECK(
+        env.a->call("GET", "/v2/batch/" + id + "/results", other_jwt).status ==
+        404);
 
     auto cancel = env.a->call("POST", "/batch/" + id + "/cancel", env.key);
     REQUIRE_MESSAGE(cancel.status == 200, cancel.body);
     CHECK(json::parse(cancel.body)["status"] == "cancelled");
-    CHECK(env.a->call("POST", "/v2/batch/" + id + "/cancel", env.key).status
-          == 409);
+    CHECK(env.a->call("POST", "/v2/batch/" + id + "/cancel", env.key).status ==
+          409);
     auto third = env.upload("a@good.test\n");
     CHECK_MESSAGE(third.status == 201, third.body);
     // The cancelled job stops: its processed count settles below the total.
@@ -324,10 +331,11 @@ TEST_SUITE("http.batch") {
   TEST_CASE("an SMTP batch reserves credits, refunds what it did not use, and "
             "402 when short") {
     batch_env env;
-    auto smtp_key = env.a->create_key(env.jwt, {{"name", "smtp"},
-                                                {"config", {{"smtp", true}}}})
-                      ["key"]
-                        .get<std::string>();
+    auto smtp_key =
+        env.a
+            ->create_key(env.jwt, {{"name", "smtp"},
+                                   {"config", {{"smtp", true}}}})["key"]
+            .get<std::string>();
     // A key without config.smtp may not ask for it.
     auto refused = env.upload("a@good.test\n", "?smtp=true");
     CHECK(refused.status == 403);
@@ -381,9 +389,9 @@ TEST_SUITE("http.batch") {
     CHECK(done["status"] == "completed");
     CHECK(done["processed"] == n);
     auto& c = done["counts"];
-    CHECK_MESSAGE(c["valid"].get<int>() + c["risky"].get<int>()
-                      + c["invalid"].get<int>() + c["unknown"].get<int>()
-                    == n,
+    CHECK_MESSAGE(c["valid"].get<int>() + c["risky"].get<int>() +
+                          c["invalid"].get<int>() + c["unknown"].get<int>() ==
+                      n,
                   done.dump());
     CHECK(c["unknown"] == 0); // every DNS answer arrived
     auto rows = env.export_csv(id);

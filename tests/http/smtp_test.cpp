@@ -1,11 +1,11 @@
+#include "tests/http/fixtures.hpp"
+#include "tests/peers/dns_peer.hpp"
+#include "tests/peers/smtp_peer.hpp"
+
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <thread>
-
-#include "tests/http/fixtures.hpp"
-#include "tests/peers/dns_peer.hpp"
-#include "tests/peers/smtp_peer.hpp"
 
 using namespace mailassay::testing;
 using mailassay::tests::peers::dns_peer;
@@ -45,27 +45,27 @@ struct smtp_env {
     // Unknown users at smtp.test are refused, so it is not a catch-all.
     mx.add_rule("*@smtp.test", smtp_rcpt_behaviour::no_such_user);
     std::map<std::string, std::string> env{
-      {"MAILASSAY_DNS_SERVERS", dns.server()},
-      {"MAILASSAY_DNS_TIMEOUT_MS", "500"},
-      {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
-      {"MAILASSAY_RISK_DATA_DIR",
-       std::string{std::getenv("MAILASSAY_SOURCE_DIR")} + "/data/risk"},
-      {"MAILASSAY_SMTP_HELO", "probe.example.io"},
-      {"MAILASSAY_SMTP_MAIL_FROM", "verify@example.io"},
-      {"MAILASSAY_SMTP_PORT", std::to_string(mx.port())},
-      {"MAILASSAY_SMTP_ALLOW_PRIVATE_TARGETS", "127.0.0.0/8"},
-      {"MAILASSAY_SMTP_RETRY_DELAYS_MS", "600,1200"},
-      {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
-      {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
-      {"MAILASSAY_SMTP_TLS", "never"},
-      {"MAILASSAY_LIMITS_IP_PER_MINUTE", "100000"}};
+        {"MAILASSAY_DNS_SERVERS", dns.server()},
+        {"MAILASSAY_DNS_TIMEOUT_MS", "500"},
+        {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
+        {"MAILASSAY_RISK_DATA_DIR",
+         std::string{std::getenv("MAILASSAY_SOURCE_DIR")} + "/data/risk"},
+        {"MAILASSAY_SMTP_HELO", "probe.example.io"},
+        {"MAILASSAY_SMTP_MAIL_FROM", "verify@example.io"},
+        {"MAILASSAY_SMTP_PORT", std::to_string(mx.port())},
+        {"MAILASSAY_SMTP_ALLOW_PRIVATE_TARGETS", "127.0.0.0/8"},
+        {"MAILASSAY_SMTP_RETRY_DELAYS_MS", "600,1200"},
+        {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
+        {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
+        {"MAILASSAY_SMTP_TLS", "never"},
+        {"MAILASSAY_LIMITS_IP_PER_MINUTE", "100000"}};
     for (auto& [k, v] : extra)
       env[k] = v;
     srv = std::make_unique<server_process>(env);
     a = std::make_unique<api>(api{*srv});
     jwt = a->signup("S", unique_email("s"))["accessToken"].get<std::string>();
-    key = a->create_key(jwt, {{"name", "smtp"}, {"config", {{"smtp", true}}}})
-            ["key"]
+    key = a->create_key(jwt,
+                        {{"name", "smtp"}, {"config", {{"smtp", true}}}})["key"]
               .get<std::string>();
   }
 
@@ -84,8 +84,9 @@ struct smtp_env {
 } // namespace
 
 TEST_SUITE("http.smtp") {
-  TEST_CASE("each SMTP answer yields its status, and a reached server costs one "
-            "credit") {
+  TEST_CASE(
+      "each SMTP answer yields its status, and a reached server costs one "
+      "credit") {
     smtp_env env;
     struct row {
       const char* email;
@@ -169,8 +170,8 @@ TEST_SUITE("http.smtp") {
     for (int t = 0; t < 10; ++t)
       threads.emplace_back([&, t] {
         for (int i = 0; i < n / 10; ++i) {
-          auto r = env.validate("ann" + std::to_string(t * 100 + i)
-                                + "@catchall.test");
+          auto r = env.validate("ann" + std::to_string(t * 100 + i) +
+                                "@catchall.test");
           if (r.status == 200) {
             ++ok;
             if (json::parse(r.body)["creditsUsed"] == 1)
@@ -178,8 +179,8 @@ TEST_SUITE("http.smtp") {
           } else if (r.status == 402) {
             ++short_;
             auto b = json::parse(r.body);
-            if (b["code"] != "INSUFFICIENT_CREDITS"
-                || b["message"] != "Insufficient credits for SMTP validation")
+            if (b["code"] != "INSUFFICIENT_CREDITS" ||
+                b["message"] != "Insufficient credits for SMTP validation")
               ++other;
           } else {
             ++other;
@@ -194,7 +195,7 @@ TEST_SUITE("http.smtp") {
     CHECK(other == 0);
     CHECK(env.balance() == 0);
     auto entries = json::parse(
-      env.a->call("GET", "/v2/credits/transactions?limit=200", env.jwt).body);
+        env.a->call("GET", "/v2/credits/transactions?limit=200", env.jwt).body);
     std::int64_t sum = 0;
     for (auto& e : entries["items"])
       sum += e["delta"].get<std::int64_t>();
@@ -207,9 +208,9 @@ TEST_SUITE("http.smtp") {
     for (int i = 0; i < 20; ++i)
       csv += "ann" + std::to_string(i) + "@catchall.test\n";
     csv += "ann@nomail.test\n"; // no MX: not probed, refunded
-    auto up = env.a->call("POST", "/v2/batch/upload?smtp=true", "", csv,
-                          {{"Authorization", "Bearer " + env.key},
-                           {"Content-Type", "text/csv"}});
+    auto up = env.a->call(
+        "POST", "/v2/batch/upload?smtp=true", "", csv,
+        {{"Authorization", "Bearer " + env.key}, {"Content-Type", "text/csv"}});
     REQUIRE_MESSAGE(up.status == 201, up.body);
     auto job = json::parse(up.body);
     CHECK(job["creditsReserved"] == 21);
