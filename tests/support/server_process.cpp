@@ -146,6 +146,15 @@ int server_process::stop() {
   return -1;
 }
 
+void server_process::kill_hard() {
+  if (pid_ <= 0)
+    return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
 std::string server_process::log() const {
   std::ifstream in{dir_ + "/server.log"};
   std::stringstream ss;

@@ -27,10 +27,14 @@ public:
 
   /// The port it listens on.
   int port() const { return port_; }
+  /// Its process id (-1 once stopped).
+  pid_t pid() const { return pid_; }
   /// Its data directory.
   const std::string& dir() const { return dir_; }
   /// Sends SIGTERM and waits; returns the exit status (or -1).
   int stop();
+  /// Kills it with SIGKILL (a crash: nothing is flushed) and reaps it.
+  void kill_hard();
   /// Whether the process is still running.
   bool running();
   /// What it wrote on stderr so far.
