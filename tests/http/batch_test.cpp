@@ -448,4 +448,49 @@ TEST_SUITE("http.batch") {
     CHECK(lines.size() == static_cast<std::size_t>(n + 1));
     CHECK(second.log().find("batch_claimed") != std::string::npos);
   }
+
+  TEST_CASE("a 200000-row file with 20% duplicates completes and exports one "
+            "row per unique address plus the invalid rows") {
+    batch_env env{{{"MAILASSAY_BATCH_CONCURRENCY", "256"}}};
+    env.dns.load_zone("*.w.test MX 10 mx.w.test\n");
+    // 159000 addresses over 5000 domains, each repeated once for 40000 of
+    // them (rows 160000..199999 repeat rows 0..39999), plus 1000 bad rows.
+    std::string csv = "email\n";
+    csv.reserve(5 * 1024 * 1024);
+    for (int i = 0; i < 159000; ++i)
+      csv += "u" + std::to_string(i) + "@d" + std::to_string(i % 5000)
+             + ".w.test\n";
+    for (int i = 0; i < 1000; ++i)
+      csv += "bad row " + std::to_string(i) + "\n";
+    for (int i = 0; i < 40000; ++i)
+      csv += "u" + std::to_string(i) + "@D" + std::to_string(i % 5000)
+             + ".W.test\n";
+    REQUIRE(csv.size() < 10 * 1024 * 1024);
+    auto r = env.upload(csv);
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    auto j = json::parse(r.body);
+    CHECK(j["totalRows"] == 200000);
+    CHECK(j["uniqueEmails"] == 159000);
+    CHECK(j["duplicatesRemoved"] == 40000);
+    CHECK(j["invalidRows"] == 1000);
+    auto done = env.wait_done(j["id"], std::chrono::seconds(240));
+    CHECK(done["status"] == "completed");
+    CHECK(done["processed"] == 160000);
+    auto& c = done["counts"];
+    CHECK(c["valid"].get<int>() + c["risky"].get<int>() + c["unknown"].get<int>()
+            + c["invalid"].get<int>()
+          == 160000);
+    CHECK(c["unknown"] == 0);
+    auto res = env.a->call("GET", "/v2/batch/" + j["id"].get<std::string>()
+                                    + "/results?format=csv",
+                           env.key);
+    REQUIRE(res.status == 200);
+    std::size_t lines = 0;
+    std::set<std::string> seen;
+    std::istringstream in{res.body};
+    for (std::string line; std::getline(in, line); ++lines)
+      seen.insert(line.substr(0, line.find(',')));
+    CHECK(lines == 160001);
+    CHECK(seen.size() == 160001); // header + every row once
+  }
 }
