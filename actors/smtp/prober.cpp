@@ -104,6 +104,11 @@ void complete(self_ptr self, std::uint64_t id, std::string failure = {}) {
     r.catch_all_cached = p.cached_catch_all.has_value();
     r.sessions = p.plan->sessions();
     r.failure = failure.empty() ? std::string{p.plan->failure()} : failure;
+    // Out of time before a server was asked (queued for a busy host).
+    if (failure == "budget")
+      for (auto& o : r.addresses)
+        if (o.rcpt.verdict == core::smtp::rcpt_verdict::not_attempted)
+          o.timed_out = true;
     if (p.plan->catch_all_learnt() && r.catch_all)
       st.cache->store(p.request.domain, *r.catch_all, now_ms(now));
   } else {
@@ -203,6 +208,12 @@ void pump(self_ptr self, const std::string& host) {
     auto p = st.probes.find(id);
     if (p == st.probes.end() || !p->second.gated) {
       q->second.pop_front();
+      continue;
+    }
+    // Never open a connection for a probe whose time is up.
+    if (steady::now() >= p->second.deadline) {
+      q->second.pop_front();
+      complete(self, id, "budget");
       continue;
     }
     auto a = st.limits->try_open(host, now_ms(steady::now()));
@@ -398,12 +409,10 @@ prober_behavior(self_ptr self, prober_config config,
         // client has the same deadline); anything else ends now.
         if (p.in_session)
           return;
-        if (!p.plan)
+        // A probe still queued for a host slot has a session requested from
+        // its plan: asking the plan again would wait forever. It ends here.
+        if (!p.plan || p.gated)
           return complete(self, w.probe, "budget");
-        if (p.gated) {
-          p.gated = false;
-          --st.counters->queued;
-        }
         advance(self, w.probe);
       },
       [self](probe_gate_wake& g) { pump(self, g.host); },

@@ -467,6 +467,33 @@ TEST_SUITE("actors.smtp.prober") {
     }
   }
 
+  TEST_CASE("probes queued behind a tarpit's busy slots end at their "
+            "deadline, and no connection opens after it") {
+    fixture fx;
+    tests::smtp::silent_listener tarpit("127.0.0.119");
+    fx.port = tarpit.port();
+    fx.dns.add_a("mx.slots.test", "127.0.0.119");
+    auto c = fx.config();
+    c.max_sessions_per_host = 2;
+    c.connections_per_second_per_host = 0;
+    fx.start(c);
+    std::vector<std::future<probe_result>> all;
+    for (int i = 0; i < 8; ++i)
+      all.push_back(fx.start_probe("q" + std::to_string(i) + ".test",
+                                   {"a@q" + std::to_string(i) + ".test"},
+                                   {"mx.slots.test"}, 600ms));
+    for (auto& f : all) {
+      REQUIRE(f.wait_for(3s) == std::future_status::ready);
+      auto r = f.get();
+      CHECK(r.elapsed < 1500ms);
+      CHECK(r.addresses[0].timed_out);
+    }
+    // The prober is idle afterwards (it does not spin on a past deadline).
+    auto retries = fx.p->counters().retries.load();
+    std::this_thread::sleep_for(300ms);
+    CHECK(fx.p->counters().retries.load() == retries);
+  }
+
   TEST_CASE("stop answers probes in flight") {
     fixture fx;
     fx.mx("mx.stop.test", "127.0.0.119", with(smtp_greeting::tarpit));
