@@ -5,6 +5,9 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
+#include <mutex>
+
 namespace mailassay::actors {
 
 namespace {
@@ -15,35 +18,14 @@ using core::limits::multi_window;
 using core::limits::token_bucket;
 using core::limits::window_spec;
 
-struct limiter_tables {
-  explicit limiter_tables(const rate_limiter_options& o)
-      : ip(o.max_ip_buckets), keys(o.max_key_buckets),
-        device(o.max_device_buckets), widget_ip(o.max_widget_ip_buckets) {}
-  bucket_table<std::string> ip;
-  bucket_table<std::string, multi_window> keys;
-  bucket_table<std::string> device;
-  bucket_table<std::string> widget_ip;
-};
-
-struct limiter_state {
-  rate_limiter_options opts;
-  std::unique_ptr<limiter_tables> tables;
-  std::shared_ptr<limiter_gauges> gauges;
-  // Caller time is the only truth for buckets; the actor clock only
-  // measures how long ago the last check came, so the tick can sweep at
-  // "last caller time + elapsed" when traffic has stopped.
-  millis last_now{0};
-  caf::actor_clock::time_point last_seen{};
-  static inline const char* name = "rate_limiter";
-};
-
 // Up to 1 IP + 3 key windows + device + widget IP buckets per check.
+template <class Bucket>
 struct bucket_list {
-  token_bucket* buckets[8] = {};
+  Bucket* buckets[8] = {};
   std::string_view scopes[8];
   std::size_t size = 0;
 
-  void add(token_bucket* b, std::string_view scope) {
+  void add(Bucket* b, std::string_view scope) {
     buckets[size] = b;
     scopes[size] = scope;
     ++size;
@@ -59,54 +41,181 @@ token_bucket& one_window(bucket_table<std::string>& table,
   return b;
 }
 
-limit_decision evaluate(limiter_state& st, const limit_check& c) {
-  auto& t = *st.tables;
-  auto now = c.now;
-  bucket_list list;
-  if (c.ip) {
-    auto limit = c.ip->per_minute.value_or(st.opts.ip_per_minute);
-    if (limit > 0)
-      list.add(&one_window(t.ip, c.ip->ip, {limit, core::limits::minute}, now),
-               "ip");
-  }
-  if (c.key) {
-    const auto& l = c.key->limits;
-    auto specs = core::limits::key_windows(l.per_minute, l.per_hour, l.per_day);
-    if (specs.empty()) {
-      t.keys.erase(c.key->key_id);
-    } else {
-      auto& w = t.keys.find_or_insert(c.key->key_id, now,
-                                      [&] { return multi_window(specs, now); });
-      w.reshape(specs, now);
-      for (auto& b : w.buckets())
-        list.add(&b, "key");
-    }
-  }
-  if (c.device && c.device->limit > 0)
-    list.add(&one_window(t.device, c.device->id,
-                         {c.device->limit, c.device->period}, now),
-             "device");
-  if (c.widget_ip && c.widget_ip->limit > 0)
-    list.add(&one_window(t.widget_ip, c.widget_ip->id,
-                         {c.widget_ip->limit, c.widget_ip->period}, now),
-             "ip");
-  auto r = core::limits::take_all({list.buckets, list.size}, now);
+template <class Bucket>
+limit_decision to_decision(const bucket_list<Bucket>& list,
+                           const core::limits::combined_decision& r) {
   limit_decision out;
   out.allowed = r.result.allowed;
   out.limit = r.result.limit;
   out.remaining = r.result.remaining;
   out.reset_seconds = r.result.reset_seconds;
   out.retry_after_seconds = r.result.retry_after_seconds;
-  if (list.size > 0)
+  if (list.size > 0) {
     out.reported = list.scopes[r.index];
+    out.period = list.buckets[r.index]->spec().period;
+  }
   if (!out.allowed)
     out.refused_by = out.reported;
   return out;
 }
 
-void publish(limiter_state& st) {
-  auto& t = *st.tables;
-  auto& g = *st.gauges;
+std::optional<window_spec> ip_window(const rate_limiter_options& opts,
+                                     const ip_scope& ip) {
+  auto limit = ip.per_minute.value_or(opts.ip_per_minute);
+  if (limit <= 0)
+    return std::nullopt;
+  return window_spec{limit, core::limits::minute};
+}
+
+// A key's windows without allocating: checks run for every request, and
+// the vector `multi_window` keeps is built only when they change.
+struct key_specs {
+  window_spec specs[3];
+  std::size_t size = 0;
+
+  explicit key_specs(const core::account::rate_limits& l) {
+    auto add = [this](const std::optional<std::int64_t>& limit, millis per) {
+      if (limit && *limit > 0)
+        specs[size++] = {*limit, per};
+    };
+    add(l.per_minute, core::limits::minute);
+    add(l.per_hour, core::limits::hour);
+    add(l.per_day, core::limits::day);
+  }
+
+  bool empty() const { return size == 0; }
+
+  bool same_as(const std::vector<window_spec>& v) const {
+    return std::equal(v.begin(), v.end(), specs, specs + size);
+  }
+
+  std::vector<window_spec> vector() const { return {specs, specs + size}; }
+};
+
+std::optional<window_spec> widget_window(const widget_scope& w) {
+  if (w.limit <= 0)
+    return std::nullopt;
+  return window_spec{w.limit, w.period};
+}
+
+} // namespace
+
+/// One bucket table per scope.
+struct limiter_tables {
+  explicit limiter_tables(const rate_limiter_options& o)
+      : ip(o.max_ip_buckets), keys(o.max_key_buckets),
+        device(o.max_device_buckets), widget_ip(o.max_widget_ip_buckets) {}
+  core::limits::bucket_table<std::string> ip;
+  core::limits::bucket_table<std::string, core::limits::multi_window> keys;
+  core::limits::bucket_table<std::string> device;
+  core::limits::bucket_table<std::string> widget_ip;
+};
+
+/// What the facade and the sweeping actor share: the tables behind one
+/// mutex, the counters, and the time the sweep uses.
+struct limiter_shared {
+  explicit limiter_shared(const rate_limiter_options& o) : opts(o), tables(o) {}
+
+  limit_decision check(const limit_check& c);
+  limit_decision peek(const limit_check& c) const;
+  void publish();
+
+  const rate_limiter_options opts;
+  mutable std::mutex mtx;
+  // Guarded by mtx:
+  limiter_tables tables;
+  // Caller time is the only truth for buckets; the actor clock only
+  // measures how long ago the last check came, so the tick can sweep at
+  // "last caller time + elapsed" when traffic has stopped.
+  core::limits::millis last_now{0};
+  caf::actor_clock::time_point last_seen{};
+  limiter_gauges gauges;
+};
+
+limit_decision limiter_shared::check(const limit_check& c) {
+  auto& t = tables;
+  auto now = c.now;
+  bucket_list<token_bucket> list;
+  if (c.ip)
+    if (auto spec = ip_window(opts, *c.ip))
+      list.add(&one_window(t.ip, c.ip->ip, *spec, now), "ip");
+  if (c.key) {
+    key_specs specs{c.key->limits};
+    if (specs.empty()) {
+      t.keys.erase(c.key->key_id);
+    } else {
+      auto& w = t.keys.find_or_insert(c.key->key_id, now, [&] {
+        return multi_window(specs.vector(), now);
+      });
+      // Changed limits apply to this request.
+      if (!specs.same_as(w.specs()))
+        w.reshape(specs.vector(), now);
+      for (auto& b : w.buckets())
+        list.add(&b, "key");
+    }
+  }
+  if (c.device)
+    if (auto spec = widget_window(*c.device))
+      list.add(&one_window(t.device, c.device->id, *spec, now), "device");
+  if (c.widget_ip)
+    if (auto spec = widget_window(*c.widget_ip))
+      list.add(&one_window(t.widget_ip, c.widget_ip->id, *spec, now), "ip");
+  auto d =
+      to_decision(list, core::limits::take_all({list.buckets, list.size}, now));
+  (d.allowed ? gauges.allowed : gauges.refused)
+      .fetch_add(1, std::memory_order_relaxed);
+  return d;
+}
+
+limit_decision limiter_shared::peek(const limit_check& c) const {
+  const auto& t = tables;
+  auto now = c.now;
+  bucket_list<const token_bucket> list;
+  // An absent bucket behaves like a new, full one.
+  std::optional<token_bucket> fresh[8];
+  std::size_t fresh_used = 0;
+  auto one = [&](const bucket_table<std::string>& table, const std::string& id,
+                 window_spec spec, std::string_view scope) {
+    const auto* b = table.peek(id);
+    if (!b || !(b->spec() == spec)) {
+      auto& tmp = fresh[fresh_used++];
+      tmp.emplace(b ? *b : token_bucket(spec, now));
+      tmp->reshape(spec, now);
+      b = &*tmp;
+    }
+    list.add(b, scope);
+  };
+  if (c.ip)
+    if (auto spec = ip_window(opts, *c.ip))
+      one(t.ip, c.ip->ip, *spec, "ip");
+  std::optional<multi_window> reshaped;
+  if (c.key) {
+    key_specs specs{c.key->limits};
+    if (!specs.empty()) {
+      const auto* w = t.keys.peek(c.key->key_id);
+      if (!w || !specs.same_as(w->specs())) {
+        // Limits changed since the last check: report them already.
+        reshaped.emplace(w ? *w : multi_window(specs.vector(), now));
+        reshaped->reshape(specs.vector(), now);
+        w = &*reshaped;
+      }
+      for (const auto& b : w->buckets())
+        list.add(&b, "key");
+    }
+  }
+  if (c.device)
+    if (auto spec = widget_window(*c.device))
+      one(t.device, c.device->id, *spec, "device");
+  if (c.widget_ip)
+    if (auto spec = widget_window(*c.widget_ip))
+      one(t.widget_ip, c.widget_ip->id, *spec, "ip");
+  return to_decision(list,
+                     core::limits::peek_all({list.buckets, list.size}, now));
+}
+
+void limiter_shared::publish() {
+  auto& t = tables;
+  auto& g = gauges;
   auto rel = std::memory_order_relaxed;
   g.ip_buckets.store(static_cast<std::int64_t>(t.ip.size()), rel);
   g.key_buckets.store(static_cast<std::int64_t>(t.keys.size()), rel);
@@ -127,43 +236,74 @@ void publish(limiter_state& st) {
                 rel);
 }
 
+namespace {
+
+struct sweeper_state {
+  std::shared_ptr<limiter_shared> shared;
+  bool sweeping = false; // a pass is under way (steps queued)
+  int table = 0;         // table the pass is on: ip, keys, device, widget ip
+  millis at{0};          // the time the pass sweeps at
+  static inline const char* name = "rate_limiter";
+};
+
+// Runs one step of the pass; returns whether the pass is finished.
+bool sweep_step(sweeper_state& st) {
+  auto& sh = *st.shared;
+  std::lock_guard<std::mutex> guard{sh.mtx};
+  auto& t = sh.tables;
+  auto budget = sh.opts.sweep_step;
+  bool done = false;
+  switch (st.table) {
+    case 0: done = t.ip.sweep_some(st.at, budget); break;
+    case 1: done = t.keys.sweep_some(st.at, budget); break;
+    case 2: done = t.device.sweep_some(st.at, budget); break;
+    default: done = t.widget_ip.sweep_some(st.at, budget); break;
+  }
+  sh.publish();
+  if (done)
+    ++st.table;
+  return st.table > 3;
+}
+
 rate_limiter_actor::behavior_type
-limiter(rate_limiter_actor::stateful_pointer<limiter_state> self,
-        rate_limiter_options opts, std::shared_ptr<limiter_gauges> gauges) {
-  self->state.opts = opts;
-  self->state.tables = std::make_unique<limiter_tables>(opts);
-  self->state.gauges = std::move(gauges);
-  self->state.last_seen = self->clock().now();
-  self->delayed_send(self, opts.sweep_interval, limiter_tick{});
-  auto decide = [self](const limit_check& c) {
-    auto& st = self->state;
-    st.last_now = std::max(st.last_now, c.now);
-    st.last_seen = self->clock().now();
-    auto d = evaluate(st, c);
-    (d.allowed ? st.gauges->allowed : st.gauges->refused)
-        .fetch_add(1, std::memory_order_relaxed);
-    publish(st);
-    return d;
-  };
+sweeper(rate_limiter_actor::stateful_pointer<sweeper_state> self,
+        std::shared_ptr<limiter_shared> shared) {
+  self->state.shared = std::move(shared);
+  self->delayed_send(self, self->state.shared->opts.sweep_interval,
+                     limiter_tick{});
   return {
-      [decide](limit_job& job) {
-        auto d = decide(job.check);
-        if (job.done)
-          job.done(d);
+      [self](const limit_check& c) -> limit_decision {
+        auto& sh = *self->state.shared;
+        std::lock_guard<std::mutex> guard{sh.mtx};
+        sh.last_now = std::max(sh.last_now, c.now);
+        sh.last_seen = self->clock().now();
+        auto d = sh.check(c);
+        sh.publish();
+        return d;
       },
-      [decide](const limit_check& c) -> limit_decision { return decide(c); },
       [self](limiter_tick) {
         auto& st = self->state;
-        auto elapsed = std::chrono::duration_cast<millis>(self->clock().now() -
-                                                          st.last_seen);
-        auto now = st.last_now + std::max(elapsed, millis{0});
-        auto& t = *st.tables;
-        t.ip.sweep(now);
-        t.keys.sweep(now);
-        t.device.sweep(now);
-        t.widget_ip.sweep(now);
-        publish(st);
-        self->delayed_send(self, st.opts.sweep_interval, limiter_tick{});
+        self->delayed_send(self, st.shared->opts.sweep_interval,
+                           limiter_tick{});
+        if (st.sweeping)
+          return;
+        {
+          auto& sh = *st.shared;
+          std::lock_guard<std::mutex> guard{sh.mtx};
+          auto elapsed = std::chrono::duration_cast<millis>(
+              self->clock().now() - sh.last_seen);
+          st.at = sh.last_now + std::max(elapsed, millis{0});
+        }
+        st.sweeping = true;
+        st.table = 0;
+        self->send(self, limiter_sweep{});
+      },
+      [self](limiter_sweep) {
+        auto& st = self->state;
+        if (sweep_step(st))
+          st.sweeping = false;
+        else
+          self->send(self, limiter_sweep{});
       },
   };
 }
@@ -171,17 +311,37 @@ limiter(rate_limiter_actor::stateful_pointer<limiter_state> self,
 } // namespace
 
 rate_limiter::rate_limiter(caf::actor_system& sys, rate_limiter_options opts)
-    : gauges_(std::make_shared<limiter_gauges>()) {
-  actor_ = sys.spawn(limiter, opts, gauges_);
+    : sys_(sys), shared_(std::make_shared<limiter_shared>(opts)) {
+  shared_->last_seen = sys.clock().now();
+  actor_ = sys.spawn(sweeper, shared_);
 }
 
 rate_limiter::~rate_limiter() {
   stop();
 }
 
-void rate_limiter::check(limit_check check,
-                         std::function<void(limit_decision)> done) {
-  caf::anon_send(actor_, limit_job{std::move(check), std::move(done)});
+limit_decision rate_limiter::check(const limit_check& c) {
+  auto& sh = *shared_;
+  // Read before the lock: the critical section stays table work only.
+  auto seen = sys_.clock().now();
+  std::lock_guard<std::mutex> guard{sh.mtx};
+  if (c.now >= sh.last_now) {
+    sh.last_now = c.now;
+    sh.last_seen = seen;
+  }
+  auto d = sh.check(c);
+  sh.publish();
+  return d;
+}
+
+limit_decision rate_limiter::peek(const limit_check& c) const {
+  auto& sh = *shared_;
+  std::lock_guard<std::mutex> guard{sh.mtx};
+  return sh.peek(c);
+}
+
+const limiter_gauges& rate_limiter::gauges() const {
+  return shared_->gauges;
 }
 
 void rate_limiter::stop() {

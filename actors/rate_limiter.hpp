@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,6 +67,9 @@ struct limit_decision {
   std::int64_t remaining = 0;           ///< RateLimit-Remaining.
   std::int64_t reset_seconds = 0;       ///< RateLimit-Reset.
   std::int64_t retry_after_seconds = 0; ///< Retry-After when refused.
+  /// Period of the reported window (60 s for a per-minute limit, 3600 s per
+  /// hour, 86400 s per day); 0 when no window applied.
+  core::limits::millis period{0};
 };
 
 /// Settings of the limiter (filled from `config::limits_settings`).
@@ -80,9 +82,12 @@ struct rate_limiter_options {
   std::size_t max_widget_ip_buckets = 100000; ///< Widget, per client IP.
   /// How often full (idle) buckets are dropped.
   std::chrono::milliseconds sweep_interval{10000};
+  /// Entries one sweep step examines while holding the tables' lock; a
+  /// pass over big tables is spread over several steps (messages).
+  std::size_t sweep_step = 1024;
 };
 
-/// Figures for /metrics, updated by the limiter after every message.
+/// Figures for /metrics, updated by the limiter after every check.
 struct limiter_gauges {
   std::atomic<std::int64_t> ip_buckets{0};
   std::atomic<std::int64_t> key_buckets{0};
@@ -97,57 +102,68 @@ struct limiter_gauges {
   std::atomic<std::int64_t> swept{0}; ///< Full buckets dropped by the tick.
 };
 
-/// A check and where its decision goes.
-struct limit_job {
-  limit_check check;
-  /// Called once, on the limiter's thread: must not block.
-  std::function<void(limit_decision)> done;
-};
-
 /// The limiter's periodic eviction tick (sent to itself).
 struct limiter_tick {};
 
-/// The limiter's typed interface: checks with a callback, checks answered
-/// with a decision (for actor callers using `request`), and its own tick.
-using rate_limiter_actor =
-    caf::typed_actor<caf::reacts_to<limit_job>,
-                     caf::replies_to<limit_check>::with<limit_decision>,
-                     caf::reacts_to<limiter_tick>>;
+/// One step of a sweep pass (sent to itself until the pass is done).
+struct limiter_sweep {};
 
-/// One event-based actor owning every bucket table (see
-/// docs/rate-limits.md for why one and not shards). Callers never see CAF:
-/// `check` is one message, and the decision comes back through `done`.
+/// The limiter actor's typed interface: checks answered with a decision
+/// (for actor callers using `request`), and its own tick and sweep steps.
+using rate_limiter_actor =
+    caf::typed_actor<caf::replies_to<limit_check>::with<limit_decision>,
+                     caf::reacts_to<limiter_tick>,
+                     caf::reacts_to<limiter_sweep>>;
+
+struct limiter_shared;
+
+/// Every bucket table behind one short critical section, plus an actor
+/// that sweeps idle buckets on a timer (see docs/rate-limits.md: why the
+/// check runs on the caller's thread and not as a message).
+///
+/// `check` and `peek` run on the calling thread (the HTTP I/O thread, a
+/// storage worker); they hold one mutex for a table lookup and a few
+/// integer operations (well under a microsecond) and never wait for an
+/// actor. Actors may instead `request` a `limit_check` from `handle()`.
 class rate_limiter {
 public:
-  /// Spawns the limiter in `sys`.
+  /// Creates the tables and spawns the sweeping actor in `sys`.
   rate_limiter(caf::actor_system& sys, rate_limiter_options opts = {});
 
-  /// Stops the limiter (if `stop` was not called).
+  /// Stops the actor (if `stop` was not called).
   ~rate_limiter();
 
   rate_limiter(const rate_limiter&) = delete;
   rate_limiter& operator=(const rate_limiter&) = delete;
 
-  /// Queues `check`; `done` receives the decision on the limiter's thread.
-  void check(limit_check check, std::function<void(limit_decision)> done);
+  /// Admits `c`: when every window of every scope allows it, takes one
+  /// token from each; otherwise takes nothing. Thread-safe.
+  limit_decision check(const limit_check& c);
+
+  /// Reports the tightest window the scopes of `c` name as it stands at
+  /// `c.now` (`core::limits::peek_all`), for a request that is not
+  /// limited: takes no token, creates no bucket and does not mark any as
+  /// used (an absent bucket reports a full window). Thread-safe.
+  limit_decision peek(const limit_check& c) const;
 
   /// Returns the limiter's counters.
-  const limiter_gauges& gauges() const { return *gauges_; }
+  const limiter_gauges& gauges() const;
 
-  /// Returns the actor, for actors that `request` a `limit_check`.
+  /// Returns the sweeping actor, for actors that `request` a `limit_check`.
   const rate_limiter_actor& handle() const { return actor_; }
 
-  /// Stops the limiter; later checks are dropped.
+  /// Stops the sweeping actor; `check` and `peek` keep working.
   void stop();
 
 private:
-  std::shared_ptr<limiter_gauges> gauges_;
+  caf::actor_system& sys_;
+  std::shared_ptr<limiter_shared> shared_;
   rate_limiter_actor actor_;
 };
 
 } // namespace mailassay::actors
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::limit_job)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::limit_check)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::limit_decision)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::limiter_tick)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::limiter_sweep)

@@ -7,15 +7,23 @@
 // hop itself is measured in the same run as everything else.
 //
 //   hop_server [--address 127.0.0.1] [--port 8080] [--workers 2]
-//              [--scheduler-threads 2]
+//              [--scheduler-threads 2] [--policy sharing|stealing]
+//              [--caf key=value]...
+//
+// `--caf` sets any CAF option, e.g. `--caf
+// work-stealing.moderate-poll-attempts=0` (a number, or a duration ending
+// in ns, us or ms), to compare scheduler settings against the same
+// baseline.
 
 #include <caf/all.hpp>
 #include <restinio/all.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -32,8 +40,35 @@ namespace {
 
 int usage() {
   std::cerr << "usage: hop_server [--address 127.0.0.1] [--port 8080] "
-               "[--workers 2] [--scheduler-threads 2]\n";
+               "[--workers 2] [--scheduler-threads 2] "
+               "[--policy sharing|stealing] [--caf key=value]...\n";
   return 2;
+}
+
+// Sets one `key=value` CAF option: a duration when the value ends in ns,
+// us or ms, else a number. Returns false when it is malformed.
+bool set_caf_option(caf::actor_system_config& cfg, const std::string& kv) {
+  auto eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size())
+    return false;
+  auto key = kv.substr(0, eq);
+  auto value = kv.substr(eq + 1);
+  if (value.front() < '0' || value.front() > '9')
+    return false;
+  std::size_t used = 0;
+  auto n = std::stoull(value, &used);
+  auto unit = value.substr(used);
+  if (unit.empty())
+    cfg.set(key, static_cast<std::size_t>(n));
+  else if (unit == "ns")
+    cfg.set(key, caf::timespan{std::chrono::nanoseconds(n)});
+  else if (unit == "us")
+    cfg.set(key, caf::timespan{std::chrono::microseconds(n)});
+  else if (unit == "ms")
+    cfg.set(key, caf::timespan{std::chrono::milliseconds(n)});
+  else
+    return false;
+  return true;
 }
 
 caf::behavior responder(caf::event_based_actor*) {
@@ -55,6 +90,8 @@ int main(int argc, char** argv) {
   std::uint16_t port = 8080;
   std::size_t workers = 2;
   int scheduler_threads = 2;
+  std::string policy = "sharing";
+  std::vector<std::string> caf_options;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (i + 1 >= argc)
@@ -67,9 +104,15 @@ int main(int argc, char** argv) {
       workers = std::stoul(argv[++i]);
     else if (arg == "--scheduler-threads")
       scheduler_threads = std::stoi(argv[++i]);
+    else if (arg == "--policy")
+      policy = argv[++i];
+    else if (arg == "--caf")
+      caf_options.emplace_back(argv[++i]);
     else
       return usage();
   }
+  if (policy != "sharing" && policy != "stealing")
+    return usage();
 
   using traits = restinio::default_traits_t;
   using server_type = restinio::http_server_t<traits>;
@@ -78,7 +121,11 @@ int main(int argc, char** argv) {
   std::unique_ptr<server_type> server;
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", scheduler_threads);
-  cfg.set("scheduler.policy", caf::atom("sharing"));
+  cfg.set("scheduler.policy",
+          policy == "sharing" ? caf::atom("sharing") : caf::atom("stealing"));
+  for (auto& kv : caf_options)
+    if (!set_caf_option(cfg, kv))
+      return usage();
   caf::actor_system sys{cfg};
   auto pool = caf::actor_pool::make(
       sys.dummy_execution_unit(), workers,

@@ -3,14 +3,15 @@
 #
 #   bench/http_bench.sh [--build-dir DIR] [--no-build] [--duration 10s]
 #                       [--connections 64] [--threads 2] [--rounds 3]
+#                       [--limits-only]
 #
 # Starts, all on 127.0.0.1 and free ports: the project's DNS peer
 # (mailassay-dns-peer) with a small zone, bench/bare_server (the baseline:
 # RESTinio with the service's traits, 200 + a small JSON body) and
 # `mailassay serve` on a throw-away SQLite database, its DNS pointed at the
 # peer. Signs up, creates an API key, warms the key and DNS caches, then
-# runs wrk over four cases, interleaved round by round so machine noise
-# falls on all of them:
+# runs wrk over the cases below, interleaved round by round (every other
+# round in reverse order) so machine noise falls on all of them:
 #   a  bare        GET /             bare_server
 #   a' hop         GET /             hop_server: bare_server + one CAF hop
 #                  (actor_pool, 2-thread sharing scheduler), no work
@@ -19,6 +20,12 @@
 #                  key from the key cache, one actor hop, syntax fails: no DNS
 #   d  validate    POST /v2/email/validate {"email":"...@cached.test"}
 #                  key cache + validation actor + cached DNS route
+#   c0, d0         (c) and (d) against a second mailassay started with
+#                  MAILASSAY_LIMITS_ENABLED=false: no rate limiter, no usage
+#                  recorder. The first instance has them on, with limits too
+#                  high to trigger (per IP, and per minute/hour/day on the
+#                  key), so (c)/(c0) and (d)/(d0) give their cost.
+# --limits-only runs (c), (c0), (d), (d0) only.
 # Prints a markdown table (median over rounds; ratio = case / bare) and the
 # resident memory of mailassay after start and after the load. Every process
 # it starts is stopped on exit. Speed figures are ratios measured in the same
@@ -33,6 +40,7 @@ duration=10s
 connections=64
 threads=2
 rounds=3
+limits_only=0
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -42,7 +50,8 @@ while [ $# -gt 0 ]; do
     --connections) connections=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    --limits-only) limits_only=1; shift ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "http_bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -142,64 +151,100 @@ hop_port=$(free_port)
 pids+=($!)
 wait_for_line "$work/hop.log" "listening" "${pids[-1]}"
 
-svc_port=$(free_port)
 head -c 48 /dev/urandom | base64 | tr -d '\n' >"$work/jwt.secret"
 chmod 600 "$work/jwt.secret"
-env MAILASSAY_HTTP_PORT="$svc_port" MAILASSAY_HTTP_ADDRESS=127.0.0.1 \
-  MAILASSAY_DATABASE_URL="sqlite://$work/bench.db" \
-  MAILASSAY_AUTH_JWT_SECRET_FILE="$work/jwt.secret" \
-  MAILASSAY_DNS_SERVERS="127.0.0.1:$dns_port" \
-  MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS=true \
-  MAILASSAY_RISK_DATA_DIR="$src/data/risk" \
-  MAILASSAY_LOG_LEVEL=warn \
-  "$mailassay" serve >"$work/mailassay.log" 2>&1 &
-svc_pid=$!
-pids+=($svc_pid)
-base="http://127.0.0.1:$svc_port"
-for i in $(seq 1 100); do
-  [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/health")" = 200 ] && break
-  kill -0 "$svc_pid" 2>/dev/null || { cat "$work/mailassay.log" >&2; exit 1; }
-  [ "$i" = 100 ] && { log "mailassay did not become healthy"; exit 1; }
-  sleep 0.1
-done
+# Far above what the load reaches: the limiter runs but never refuses.
+high=1000000000
+
+# start_service NAME [VAR=VALUE...]: starts `mailassay serve` on a free port
+# with its own database; sets NAME_pid, NAME_base.
+start_service() {
+  local name=$1 port pid base i
+  shift
+  port=$(free_port)
+  env MAILASSAY_HTTP_PORT="$port" MAILASSAY_HTTP_ADDRESS=127.0.0.1 \
+    MAILASSAY_DATABASE_URL="sqlite://$work/$name.db" \
+    MAILASSAY_AUTH_JWT_SECRET_FILE="$work/jwt.secret" \
+    MAILASSAY_DNS_SERVERS="127.0.0.1:$dns_port" \
+    MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS=true \
+    MAILASSAY_RISK_DATA_DIR="$src/data/risk" \
+    MAILASSAY_LOG_LEVEL=warn \
+    MAILASSAY_LIMITS_IP_PER_MINUTE=$high \
+    "$@" \
+    "$mailassay" serve >"$work/$name.log" 2>&1 &
+  pid=$!
+  pids+=($pid)
+  base="http://127.0.0.1:$port"
+  for i in $(seq 1 100); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/health")" = 200 ] && break
+    kill -0 "$pid" 2>/dev/null || { cat "$work/$name.log" >&2; exit 1; }
+    [ "$i" = 100 ] && { log "mailassay ($name) did not become healthy"; exit 1; }
+    sleep 0.1
+  done
+  eval "${name}_pid=$pid ${name}_base=$base"
+}
+
+# setup_account BASE NAME [RATE_LIMITS_JSON]: signs up, creates a key (with
+# those rateLimits), warms the key and DNS caches; sets NAME_key.
+setup_account() {
+  local base=$1 name=$2 limits=${3:-} token key body
+  token=$(curl -sf -X POST "$base/v2/auth/signup" \
+    -H 'Content-Type: application/json' \
+    -d '{"organizationName":"Bench","email":"bench@cached.test","password":"bench-password-123"}' \
+    | jq -r .accessToken)
+  [ -n "$token" ] && [ "$token" != null ] || { log "signup failed ($name)"; exit 1; }
+  body='{"name":"bench"}'
+  [ -n "$limits" ] && body="{\"name\":\"bench\",\"rateLimits\":$limits}"
+  key=$(curl -sf -X POST "$base/v2/api-keys" -H "Authorization: Bearer $token" \
+    -H 'Content-Type: application/json' -d "$body" | jq -r .key)
+  [ -n "$key" ] && [ "$key" != null ] || { log "key creation failed ($name)"; exit 1; }
+  eval "${name}_key=$key"
+  validate() {
+    curl -s -w '\n%{http_code}' -X POST "$base/v2/email/validate" \
+      -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+      -d "{\"email\":\"$1\"}"
+  }
+  # The first call resolves cached.test through the peer; later ones hit
+  # the DNS cache. Check both bodies so the benchmark measures what it
+  # claims.
+  validate "jane.doe@cached.test" >"$work/$name.warm1"
+  validate "jane.doe@cached.test" >"$work/$name.warm2"
+  validate "not-an-address" >"$work/$name.warm3"
+  [ "$(tail -n1 "$work/$name.warm2")" = 200 ] || { log "validate ($name): $(cat "$work/$name.warm2")"; exit 1; }
+  [ "$(tail -n1 "$work/$name.warm3")" = 200 ] || { log "validate ($name): $(cat "$work/$name.warm3")"; exit 1; }
+  local d_status c_status
+  d_status=$(head -n1 "$work/$name.warm2" | jq -r '.status // .result.status // empty')
+  c_status=$(head -n1 "$work/$name.warm3" | jq -r '.status // .result.status // empty')
+  log "warm-up ($name): cached.test -> ${d_status:-?}, not-an-address -> ${c_status:-?}"
+}
+
+start_service svc
+start_service off MAILASSAY_LIMITS_ENABLED=false
+base=$svc_base
 sleep 1
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$svc_pid/status"; }
 rss_start=$(rss_kb)
 
-# --- account, key, warm caches ---------------------------------------------
-token=$(curl -sf -X POST "$base/v2/auth/signup" \
-  -H 'Content-Type: application/json' \
-  -d '{"organizationName":"Bench","email":"bench@cached.test","password":"bench-password-123"}' \
-  | jq -r .accessToken)
-[ -n "$token" ] && [ "$token" != null ] || { log "signup failed"; exit 1; }
-key=$(curl -sf -X POST "$base/v2/api-keys" -H "Authorization: Bearer $token" \
-  -H 'Content-Type: application/json' -d '{"name":"bench"}' | jq -r .key)
-[ -n "$key" ] && [ "$key" != null ] || { log "key creation failed"; exit 1; }
-
-validate() {
-  curl -s -w '\n%{http_code}' -X POST "$base/v2/email/validate" \
-    -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
-    -d "{\"email\":\"$1\"}"
-}
-# The first call resolves cached.test through the peer; later ones hit the
-# DNS cache. Check both bodies so the benchmark measures what it claims.
-validate "jane.doe@cached.test" >"$work/warm1"
-validate "jane.doe@cached.test" >"$work/warm2"
-validate "not-an-address" >"$work/warm3"
-[ "$(tail -n1 "$work/warm2")" = 200 ] || { log "validate: $(cat "$work/warm2")"; exit 1; }
-[ "$(tail -n1 "$work/warm3")" = 200 ] || { log "validate: $(cat "$work/warm3")"; exit 1; }
-d_status=$(head -n1 "$work/warm2" | jq -r '.status // .result.status // empty')
-c_status=$(head -n1 "$work/warm3" | jq -r '.status // .result.status // empty')
-log "warm-up: cached.test -> ${d_status:-?}, not-an-address -> ${c_status:-?}"
-log "sample (d): $(head -n1 "$work/warm2" | head -c 400)"
+# --- accounts, keys, warm caches --------------------------------------------
+setup_account "$svc_base" svc "{\"perMinute\":$high,\"perHour\":$high,\"perDay\":$high}"
+setup_account "$off_base" off
+log "sample (d): $(head -n1 "$work/svc.warm2" | head -c 400)"
+# Headers of the limited instance: the key's windows are the ones reported.
+curl -s -D - -o /dev/null -X POST "$svc_base/v2/email/validate" \
+  -H "Authorization: Bearer $svc_key" -H 'Content-Type: application/json' \
+  -d '{"email":"not-an-address"}' | grep -i '^ratelimit' | tr -d '\r' \
+  | sed 's/^/http_bench: limits on: /' >&2
 
 # --- wrk -------------------------------------------------------------------
-export BENCH_API_KEY=$key
-case_name=(bare hop health auth validate)
+case_name=(bare hop health auth validate auth_off validate_off)
 case_label=("(a) bare RESTinio handler" "(a') bare + one CAF hop, no work"
   "(b) GET /health (storage hop)"
   "(c) validate, bad syntax (key cache + 1 hop)"
-  "(d) validate, cached DNS")
+  "(d) validate, cached DNS"
+  "(c0) = (c), limiter and usage recorder off"
+  "(d0) = (d), limiter and usage recorder off")
+cases=(0 1 2 3 4 5 6)
+[ "$limits_only" = 1 ] && cases=(3 5 4 6)
 
 # Converts a wrk latency ("812.00us", "1.23ms", "1.02s") to milliseconds.
 to_ms() {
@@ -216,10 +261,17 @@ run_case() { # case-index round -> prints "rps p50ms p99ms errors"
     bare) wrk "${args[@]}" "http://127.0.0.1:$bare_port/" >"$out" ;;
     hop) wrk "${args[@]}" "http://127.0.0.1:$hop_port/" >"$out" ;;
     health) wrk "${args[@]}" "$base/health" >"$out" ;;
-    auth) BENCH_EMAIL=not-an-address wrk "${args[@]}" \
-        -s "$here/wrk/validate.lua" "$base/v2/email/validate" >"$out" ;;
-    validate) BENCH_EMAIL=jane.doe@cached.test wrk "${args[@]}" \
-        -s "$here/wrk/validate.lua" "$base/v2/email/validate" >"$out" ;;
+    auth) BENCH_API_KEY=$svc_key BENCH_EMAIL=not-an-address wrk "${args[@]}" \
+        -s "$here/wrk/validate.lua" "$svc_base/v2/email/validate" >"$out" ;;
+    validate) BENCH_API_KEY=$svc_key BENCH_EMAIL=jane.doe@cached.test \
+        wrk "${args[@]}" -s "$here/wrk/validate.lua" \
+        "$svc_base/v2/email/validate" >"$out" ;;
+    auth_off) BENCH_API_KEY=$off_key BENCH_EMAIL=not-an-address \
+        wrk "${args[@]}" -s "$here/wrk/validate.lua" \
+        "$off_base/v2/email/validate" >"$out" ;;
+    validate_off) BENCH_API_KEY=$off_key BENCH_EMAIL=jane.doe@cached.test \
+        wrk "${args[@]}" -s "$here/wrk/validate.lua" \
+        "$off_base/v2/email/validate" >"$out" ;;
   esac
   local rps p50 p99 bad errs
   rps=$(awk '/^Requests\/sec/ {print $2}' "$out")
@@ -231,16 +283,25 @@ run_case() { # case-index round -> prints "rps p50ms p99ms errors"
 }
 
 log "wrk: $connections connections, $threads threads, $duration per run," \
-  "$rounds round(s) of ${#case_name[@]} cases, interleaved"
+  "$rounds round(s) of ${#cases[@]} cases, interleaved"
 # Short warm-up of every server (connections, allocator, caches).
-for i in "${!case_name[@]}"; do
+for i in "${cases[@]}"; do
   duration=2s run_case "$i" warm >/dev/null
 done
 declare -A result
 for r in $(seq 1 "$rounds"); do
-  for i in "${!case_name[@]}"; do
+  # Every other round runs the cases in reverse order, so a drift of the
+  # machine's load (other work starting or ending) falls on both sides of
+  # each pair being compared.
+  order=("${cases[@]}")
+  if [ $((r % 2)) = 0 ]; then
+    order=()
+    for ((k = ${#cases[@]} - 1; k >= 0; k--)); do order+=("${cases[$k]}"); done
+  fi
+  for i in "${order[@]}"; do
     result[$i,$r]=$(run_case "$i" "$r")
     kill -0 "$svc_pid" 2>/dev/null || { log "mailassay died during round $r"; exit 1; }
+    kill -0 "$off_pid" 2>/dev/null || { log "mailassay (off) died during round $r"; exit 1; }
     log "round $r ${case_name[$i]}: ${result[$i,$r]}"
   done
 done
@@ -256,15 +317,35 @@ col() { # case column -> values over rounds
     echo "${result[$1,$r]}" | awk -v c="$2" '{print $c}'
   done
 }
-bare_rps=$(col 0 1 | median)
+on_off() { # on-case off-case -> per-round ratios on/off, then the median
+  local r ratios
+  ratios=$(for r in $(seq 1 "$rounds"); do
+      paste <(echo "${result[$1,$r]}" | cut -d' ' -f1) \
+        <(echo "${result[$2,$r]}" | cut -d' ' -f1) \
+        | awk '{printf "%.3f\n", $1 / $2}'
+    done)
+  echo "$(echo "$ratios" | median) $(echo $ratios)"
+}
 echo
 echo "### HTTP benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
+if [ "$limits_only" = 1 ]; then
+  echo "wrk -c $connections -t $threads -d $duration, $rounds interleaved round(s); median per case."
+  echo
+  echo "| case | req/s | p50 ms | p99 ms | non-2xx + socket errors |"
+  echo "|---|---:|---:|---:|---:|"
+  for i in "${cases[@]}"; do
+    printf '| %s | %.0f | %s | %s | %s |\n' "${case_label[$i]}" \
+      "$(col "$i" 1 | median)" "$(col "$i" 2 | median)" \
+      "$(col "$i" 3 | median)" "$(col "$i" 4 | awk '{s += $1} END {print s}')"
+  done
+else
+bare_rps=$(col 0 1 | median)
 echo "wrk -c $connections -t $threads -d $duration, $rounds interleaved round(s); median per case; ratio = case / bare, same run."
 echo
 echo "| case | req/s | ratio vs bare | p50 ms | p99 ms | non-2xx + socket errors | per-round ratios |"
 echo "|---|---:|---:|---:|---:|---:|---|"
-for i in "${!case_name[@]}"; do
+for i in "${cases[@]}"; do
   rps=$(col "$i" 1 | median)
   p50=$(col "$i" 2 | median)
   p99=$(col "$i" 3 | median)
@@ -279,13 +360,20 @@ for i in "${!case_name[@]}"; do
     "$ratio" "$p50" "$p99" "$bad" "$per"
   eval "ratio_$i=$ratio p50_$i=$p50 p99_$i=$p99"
 done
+fi
 verdict() { if awk "BEGIN {exit !($1)}"; then echo pass; else echo FAIL; fi; }
+read -r c_on_off c_rounds <<<"$(on_off 3 5)"
+read -r d_on_off d_rounds <<<"$(on_off 4 6)"
 echo
 echo "| target | measured | |"
 echo "|---|---|---|"
+if [ "$limits_only" != 1 ]; then
 echo "| (c) >= 0.75 x bare | $ratio_3 | $(verdict "$ratio_3 >= 0.75") |"
 echo "| (d) >= 0.60 x bare | $ratio_4 | $(verdict "$ratio_4 >= 0.60") |"
 echo "| (d) p50 <= 2 ms | $p50_4 ms | $(verdict "$p50_4 <= 2") |"
 echo "| (d) p99 <= 3 ms | $p99_4 ms | $(verdict "$p99_4 <= 3") |"
+fi
+echo "| limiter + usage cost on (c): (c) / (c0) >= 0.90 | $c_on_off (rounds: $c_rounds) | $(verdict "$c_on_off >= 0.90") |"
+echo "| limiter + usage cost on (d): (d) / (d0) >= 0.90 | $d_on_off (rounds: $d_rounds) | $(verdict "$d_on_off >= 0.90") |"
 echo "| mailassay RSS after start < 50 MB | $(awk -v k="$rss_start" 'BEGIN {printf "%.1f MB", k / 1024}') | $(verdict "$rss_start < 51200") |"
 echo "| mailassay RSS after the load (idle) < 50 MB | $(awk -v k="$rss_end" 'BEGIN {printf "%.1f MB", k / 1024}') | $(verdict "$rss_end < 51200") |"

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "config/settings.hpp"
+#include "core/limits/client_ip.hpp"
 
 extern char** environ;
 
@@ -96,6 +97,29 @@ setter list(Field field) {
   };
 }
 
+template <class Field>
+setter integer_list(Field field, std::int64_t min, std::int64_t max) {
+  return [=](settings& s, const std::string& v) -> std::string {
+    std::vector<std::int64_t> items;
+    std::stringstream in(v);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      auto t = trim(item);
+      if (t.empty())
+        continue;
+      std::int64_t n = 0;
+      auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+      if (ec != std::errc{} || ptr != t.data() + t.size() || n < min || n > max)
+        return "expected comma-separated integers between " +
+               std::to_string(min) + " and " + std::to_string(max) +
+               ", got \"" + t + "\"";
+      items.push_back(n);
+    }
+    field(s) = items;
+    return {};
+  };
+}
+
 std::string join(const std::vector<std::string>& xs) {
   std::string out;
   for (auto& x : xs)
@@ -126,12 +150,43 @@ std::string check_secret(const std::string& v) {
   return {};
 }
 
+std::string check_smtp_tls(const std::string& v) {
+  if (v == "never" || v == "opportunistic" || v == "required")
+    return {};
+  return "expected never, opportunistic or required";
+}
+
+// "ip:port" or "[v6]:port": the proxy is reached without any resolver.
+std::string check_socks5(const std::string& v) {
+  if (v.empty())
+    return {};
+  auto colon = v.rfind(':');
+  auto host = colon == std::string::npos ? v : v.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  unsigned port = 0;
+  auto rest = colon == std::string::npos ? std::string{} : v.substr(colon + 1);
+  auto [ptr, ec] =
+    std::from_chars(rest.data(), rest.data() + rest.size(), port);
+  if (!core::limits::parse_ip(host) || rest.empty() || ec != std::errc{} ||
+      ptr != rest.data() + rest.size() || port == 0 || port > 65535)
+    return "expected ip:port or [v6]:port (an IP address, no host name), "
+           "got \"" + v + "\"";
+  return {};
+}
+
 #define MAILASSAY_FIELD(path) [](auto& s) -> auto& { return s.path; }
 #define MAILASSAY_SHOW(path) [](const settings& s) { return show(s.path); }
 
 std::string show(const std::string& v) { return v; }
 std::string show(bool v) { return v ? "true" : "false"; }
 std::string show(const std::vector<std::string>& v) { return join(v); }
+std::string show(const std::vector<std::int64_t>& v) {
+  std::string out;
+  for (auto x : v)
+    out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
 template <class Int>
 std::string show(Int v) {
   return std::to_string(v);
@@ -207,6 +262,19 @@ const std::vector<key_spec>& registry() {
      "Default per-day limit of new API keys (0: unlimited).",
      integer(MAILASSAY_FIELD(limits.key_per_day), 0, 1LL << 40),
      MAILASSAY_SHOW(limits.key_per_day)},
+    {"limits", "widget_device_per_minute",
+     "Widget validations per minute per device id (0: unlimited).",
+     integer(MAILASSAY_FIELD(limits.widget_device_per_minute), 0, 1LL << 40),
+     MAILASSAY_SHOW(limits.widget_device_per_minute)},
+    {"limits", "widget_ip_per_minute",
+     "Widget validations per minute per client IP (0: unlimited).",
+     integer(MAILASSAY_FIELD(limits.widget_ip_per_minute), 0, 1LL << 40),
+     MAILASSAY_SHOW(limits.widget_ip_per_minute)},
+    {"limits", "enabled",
+     "Benchmarks only: false turns off the rate limiter and usage recording "
+     "(no 429, no key stats).",
+     boolean(MAILASSAY_FIELD(limits.enabled)),
+     MAILASSAY_SHOW(limits.enabled)},
     {"actors", "scheduler_threads", "CAF scheduler threads.",
      integer(MAILASSAY_FIELD(actors.scheduler_threads), 1, 64),
      MAILASSAY_SHOW(actors.scheduler_threads)},
@@ -266,6 +334,93 @@ const std::vector<key_spec>& registry() {
      "Operator file of extra role local parts, one per line.",
      text(MAILASSAY_FIELD(risk.extra_roles_file)),
      MAILASSAY_SHOW(risk.extra_roles_file)},
+    {"batch", "max_file_bytes", "Largest batch upload in bytes (413 above).",
+     integer(MAILASSAY_FIELD(batch.max_file_bytes), 1024, 30 * 1024 * 1024),
+     MAILASSAY_SHOW(batch.max_file_bytes)},
+    {"batch", "max_addresses",
+     "Most addresses a batch may hold after de-duplication (422 above).",
+     integer(MAILASSAY_FIELD(batch.max_addresses), 1, 1000000),
+     MAILASSAY_SHOW(batch.max_addresses)},
+    {"batch", "concurrency", "Validations in flight per running batch job.",
+     integer(MAILASSAY_FIELD(batch.concurrency), 1, 4096),
+     MAILASSAY_SHOW(batch.concurrency)},
+    {"batch", "max_jobs", "Batch jobs one process works on at the same time.",
+     integer(MAILASSAY_FIELD(batch.max_jobs), 1, 64),
+     MAILASSAY_SHOW(batch.max_jobs)},
+    {"batch", "lease_seconds",
+     "Seconds a process holds a job without renewing; after that another "
+     "process takes it over.",
+     integer(MAILASSAY_FIELD(batch.lease_seconds), 3, 3600),
+     MAILASSAY_SHOW(batch.lease_seconds)},
+    {"batch", "poll_ms", "How often an idle process looks for queued jobs, ms.",
+     integer(MAILASSAY_FIELD(batch.poll_ms), 50, 60000),
+     MAILASSAY_SHOW(batch.poll_ms)},
+    {"batch", "checkpoint_rows",
+     "Most results written to storage in one checkpoint.",
+     integer(MAILASSAY_FIELD(batch.checkpoint_rows), 1, 100000),
+     MAILASSAY_SHOW(batch.checkpoint_rows)},
+    {"smtp", "helo",
+     "EHLO/HELO name of the prober, a public FQDN whose A/PTR point at this "
+     "host; empty: the machine's host name when it is one (else the prober "
+     "refuses to start).",
+     text(MAILASSAY_FIELD(smtp.helo)), MAILASSAY_SHOW(smtp.helo)},
+    {"smtp", "mail_from",
+     "MAIL FROM address of probes, at a domain you control; empty: the null "
+     "sender <>.",
+     text(MAILASSAY_FIELD(smtp.mail_from)), MAILASSAY_SHOW(smtp.mail_from)},
+    {"smtp", "force_identity",
+     "Use smtp.helo and smtp.mail_from even when they look local "
+     "(localhost, .localdomain) or the sender is at a free-mail provider.",
+     boolean(MAILASSAY_FIELD(smtp.force_identity)),
+     MAILASSAY_SHOW(smtp.force_identity)},
+    {"smtp", "port", "TCP port of the MX hosts probed.",
+     integer(MAILASSAY_FIELD(smtp.port), 1, 65535), MAILASSAY_SHOW(smtp.port)},
+    {"smtp", "tls",
+     "STARTTLS policy: never, opportunistic (when offered; a failed "
+     "handshake is retried in clear) or required.",
+     text(MAILASSAY_FIELD(smtp.tls), check_smtp_tls),
+     MAILASSAY_SHOW(smtp.tls)},
+    {"smtp", "tls_verify",
+     "Verify MX certificates and names (off: opportunistic TLS, as MTAs do).",
+     boolean(MAILASSAY_FIELD(smtp.tls_verify)),
+     MAILASSAY_SHOW(smtp.tls_verify)},
+    {"smtp", "allow_private_targets",
+     "Comma-separated CIDRs probes may connect to besides public addresses "
+     "(loopback, private, link-local ... are refused otherwise).",
+     [](settings& s, const std::string& v) -> std::string {
+       auto err = list(MAILASSAY_FIELD(smtp.allow_private_targets))(s, v);
+       if (!err.empty())
+         return err;
+       auto nets =
+         core::limits::trusted_networks::parse(s.smtp.allow_private_targets);
+       return nets ? std::string{} : nets.error_value().message;
+     },
+     MAILASSAY_SHOW(smtp.allow_private_targets)},
+    {"smtp", "retry_delays_ms",
+     "Comma-separated waits before asking a greylisted address again, ms; "
+     "each retry only while the request's budget allows.",
+     integer_list(MAILASSAY_FIELD(smtp.retry_delays_ms), 1, 3600000),
+     MAILASSAY_SHOW(smtp.retry_delays_ms)},
+    {"smtp", "max_sessions_per_host",
+     "SMTP sessions open at once per MX host (0: unlimited).",
+     integer(MAILASSAY_FIELD(smtp.max_sessions_per_host), 0, 10000),
+     MAILASSAY_SHOW(smtp.max_sessions_per_host)},
+    {"smtp", "connections_per_second_per_host",
+     "New SMTP connections per second per MX host (0: unlimited).",
+     integer(MAILASSAY_FIELD(smtp.connections_per_second_per_host), 0, 10000),
+     MAILASSAY_SHOW(smtp.connections_per_second_per_host)},
+    {"smtp", "catch_all_ttl_seconds",
+     "Seconds a domain's catch-all verdict is reused (0: probe every time).",
+     integer(MAILASSAY_FIELD(smtp.catch_all_ttl_seconds), 0, 30LL * 86400),
+     MAILASSAY_SHOW(smtp.catch_all_ttl_seconds)},
+    {"smtp", "socks5_proxy",
+     "SOCKS5 proxy (no authentication) for probes as ip:port; empty: "
+     "connect directly.",
+     text(MAILASSAY_FIELD(smtp.socks5_proxy), check_socks5),
+     MAILASSAY_SHOW(smtp.socks5_proxy)},
+    {"smtp", "io_threads", "Threads running the SMTP client's I/O.",
+     integer(MAILASSAY_FIELD(smtp.io_threads), 1, 64),
+     MAILASSAY_SHOW(smtp.io_threads)},
   };
   return keys;
 }

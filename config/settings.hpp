@@ -45,13 +45,18 @@ struct log_settings {
   std::string level = "info";
 };
 
-/// `[limits]`: rate limits (the limiter itself arrives with its issue).
+/// `[limits]`: rate limits (docs/rate-limits.md).
 struct limits_settings {
   std::int64_t ip_per_minute = 100;
   /// Limits a new key gets when its creation names none; 0 = unlimited.
   std::int64_t key_per_minute = 0;
   std::int64_t key_per_hour = 0;
   std::int64_t key_per_day = 0;
+  /// Widget anti-abuse windows per minute; 0 = unlimited.
+  std::int64_t widget_device_per_minute = 10;
+  std::int64_t widget_ip_per_minute = 60;
+  /// false (benchmarks only): no rate limiter and no usage recording.
+  bool enabled = true;
 };
 
 /// `[actors]`: pool sizes.
@@ -87,6 +92,34 @@ struct risk_settings {
   std::string extra_roles_file;
 };
 
+/// `[batch]`: batch jobs (docs/batch.md).
+struct batch_settings {
+  std::int64_t max_file_bytes = 10 * 1024 * 1024; ///< Larger upload -> 413.
+  std::int64_t max_addresses = 200000; ///< After de-duplication; more -> 422.
+  int concurrency = 64;           ///< Validations in flight per job.
+  int max_jobs = 2;               ///< Jobs one process works on at once.
+  std::int64_t lease_seconds = 15; ///< A dead owner's job is taken over after.
+  std::int64_t poll_ms = 2000;    ///< How often idle processes look for jobs.
+  int checkpoint_rows = 2000;     ///< Results written per checkpoint (at most).
+};
+
+/// `[smtp]`: the SMTP prober (docs/smtp.md).
+struct smtp_settings {
+  std::string helo;      ///< EHLO name; empty: the host name if a public FQDN.
+  std::string mail_from; ///< MAIL FROM; empty: the null sender <>.
+  bool force_identity = false; ///< Skip the HELO / sender sanity checks.
+  int port = 25;               ///< TCP port of every MX host.
+  std::string tls = "opportunistic"; ///< never | opportunistic | required.
+  bool tls_verify = false;           ///< Verify MX certificates.
+  std::vector<std::string> allow_private_targets; ///< CIDRs besides public.
+  std::vector<std::int64_t> retry_delays_ms{5000, 15000, 45000};
+  int max_sessions_per_host = 4;
+  int connections_per_second_per_host = 2; ///< 0: unlimited.
+  std::int64_t catch_all_ttl_seconds = 86400;
+  std::string socks5_proxy; ///< "ip:port"; empty: direct.
+  int io_threads = 1;
+};
+
 /// All settings, loaded once at start-up and passed by section.
 struct settings {
   http_settings http;
@@ -99,6 +132,8 @@ struct settings {
   dns_settings dns;
   validation_settings validation;
   risk_settings risk;
+  batch_settings batch;
+  smtp_settings smtp;
 };
 
 /// Environment variables as name -> value.

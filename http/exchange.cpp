@@ -5,6 +5,7 @@
 #include "http/errors.hpp"
 #include "http/exchange_impl.hpp"
 #include "http/metrics.hpp"
+#include "http/rate_limit.hpp"
 
 namespace mailassay::http {
 
@@ -52,7 +53,9 @@ request_view::query_param(std::string_view name) const {
   return std::nullopt;
 }
 
-exchange::exchange(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+exchange::exchange(std::unique_ptr<impl> p) : impl_(std::move(p)) {
+  impl_->self = this;
+}
 
 exchange::~exchange() {
   // Everyone who could answer let go of the request: never leave a client
@@ -79,6 +82,7 @@ void exchange::allow_origin(std::string origin) {
 
 void exchange::set_rate(rate_headers r) {
   impl_->rate = r;
+  impl_->rate_set = true;
 }
 
 bool exchange::answered() const {
@@ -89,18 +93,17 @@ void exchange::respond(response r) {
   if (impl_->done.exchange(true))
     return;
   auto& s = *impl_;
-  if (s.deadline) {
-    // Timers are not thread-safe: cancel (and free) it on its own executor,
-    // whichever thread answers.
-    auto executor = s.deadline->get_executor();
-    asio::post(executor, [timer = std::move(s.deadline)] { timer->cancel(); });
-  }
+  if (s.deadlines)
+    s.deadlines->remove(s);
   auto out = s.req->create_response(restinio::http_status_line_t{
       restinio::http_status_code_t{static_cast<std::uint16_t>(r.status)},
       reason_of(r.status)});
   if (r.status != 204)
     out.append_header(restinio::http_field::content_type, r.content_type);
   out.append_header("X-Request-Id", s.id);
+  // Read here, not when the request came in: the window as it stands now.
+  if (!s.rate_set && s.limits)
+    s.rate = unmetered_rate(*s.limits, s.view);
   out.append_header("RateLimit-Limit", std::to_string(s.rate.limit));
   out.append_header("RateLimit-Remaining", std::to_string(s.rate.remaining));
   out.append_header("RateLimit-Reset", std::to_string(s.rate.reset));
@@ -133,7 +136,7 @@ void exchange::respond(response r) {
     actors::log_event(level, "http_request",
                       {{"request_id", s.id},
                        {"method", s.view.method},
-                       {"route", s.route},
+                       {"route", std::string{s.route}},
                        {"status", std::to_string(r.status)},
                        {"duration_ms", std::to_string(elapsed * 1000.0)}});
   if (s.in_flight)
@@ -166,6 +169,84 @@ void exchange::fail(const core::error& e) {
     actors::log_event(actors::log_level::error, "internal_error",
                       {{"request_id", impl_->id}, {"error", e.message}});
   respond(std::move(r));
+}
+
+deadline_list::deadline_list(asio::io_context& ioctx,
+                             std::chrono::milliseconds timeout)
+    : timer_(std::in_place, ioctx), timeout_(timeout) {}
+
+void deadline_list::add(exchange& ex) {
+  auto& x = ex.state();
+  std::lock_guard guard{mtx_};
+  if (closed_)
+    return;
+  x.deadlines = shared_from_this();
+  x.deadline_at = std::chrono::steady_clock::now() + timeout_;
+  x.prev = tail_;
+  x.next = nullptr;
+  (tail_ ? tail_->next : head_) = &x;
+  tail_ = &x;
+  x.listed = true;
+  if (!armed_)
+    arm(x.deadline_at);
+}
+
+void deadline_list::remove(exchange::impl& x) {
+  std::lock_guard guard{mtx_};
+  unlink(x);
+}
+
+void deadline_list::close() {
+  std::lock_guard guard{mtx_};
+  closed_ = true;
+  while (head_)
+    unlink(*head_);
+  timer_.reset();
+}
+
+void deadline_list::unlink(exchange::impl& x) {
+  if (!x.listed)
+    return;
+  (x.prev ? x.prev->next : head_) = x.next;
+  (x.next ? x.next->prev : tail_) = x.prev;
+  x.prev = x.next = nullptr;
+  x.listed = false;
+}
+
+// Called with the lock held; asio timers are not thread-safe, and every use
+// of this one is under the lock.
+void deadline_list::arm(std::chrono::steady_clock::time_point at) {
+  armed_ = true;
+  timer_->expires_at(at);
+  timer_->async_wait([weak = weak_from_this()](const asio::error_code& ec) {
+    if (ec)
+      return;
+    if (auto self = weak.lock())
+      self->on_timer();
+  });
+}
+
+void deadline_list::on_timer() {
+  std::vector<exchange_ptr> due;
+  {
+    std::lock_guard guard{mtx_};
+    armed_ = false;
+    if (closed_)
+      return;
+    auto now = std::chrono::steady_clock::now();
+    while (head_ && head_->deadline_at <= now) {
+      auto& x = *head_;
+      unlink(x);
+      // A request whose last owner is letting go answers itself (500) in
+      // its destructor.
+      if (auto ex = x.self->weak_from_this().lock())
+        due.push_back(std::move(ex));
+    }
+    if (head_)
+      arm(head_->deadline_at);
+  }
+  for (auto& ex : due)
+    ex->time_out();
 }
 
 } // namespace mailassay::http

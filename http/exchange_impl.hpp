@@ -3,8 +3,10 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <restinio/all.hpp>
 
@@ -12,21 +14,76 @@
 
 namespace mailassay::http {
 
+struct services;
+class deadline_list;
+
 /// RESTinio side of an exchange; only server.cpp and exchange.cpp see it.
 struct exchange::impl {
   restinio::request_handle_t req;
   request_view view;
   std::string id;
-  std::string route; ///< Route pattern, for metrics.
+  /// Route pattern (or "unmatched"), for metrics; static text.
+  std::string_view route;
   std::chrono::steady_clock::time_point started;
   rate_headers rate;
+  bool rate_set = false; ///< A handler set `rate` from its limiter check.
+  /// Source of the RateLimit headers when no handler set them; null keeps
+  /// `rate` as it is.
+  const services* limits = nullptr;
   metrics* stats = nullptr;
   std::atomic<std::int64_t>* in_flight = nullptr;
   std::atomic<bool> done{false};
-  std::unique_ptr<asio::steady_timer> deadline;
+  /// The list whose timer answers this request if nothing else did by its
+  /// deadline; set once, before the request is handed to anyone.
+  std::shared_ptr<deadline_list> deadlines;
+  // Guarded by the list's mutex.
+  std::chrono::steady_clock::time_point deadline_at; ///< When it times out.
+  impl* prev = nullptr; ///< Neighbours in the deadline list.
+  impl* next = nullptr;
+  bool listed = false;      ///< In the deadline list.
+  exchange* self = nullptr; ///< The exchange owning this state.
   std::optional<response> on_timeout;
-  std::string cors_origin; ///< Echoed in Access-Control-Allow-Origin.
+  std::string cors_origin;           ///< Echoed in Access-Control-Allow-Origin.
   std::function<void(int)> answered; ///< See exchange::on_answer.
+};
+
+/// The requests of one server waiting for their deadline, oldest first, and
+/// one timer armed for the oldest.
+///
+/// Every request has the same timeout, so arrival order is deadline order:
+/// adding and removing are O(1) under a short lock, and one timer serves
+/// every request instead of an asio timer (heap insert, cancel posted back
+/// to the I/O thread) per request. The timer fires at the oldest deadline
+/// known when it was armed; a request answered in time just leaves the
+/// list, and the timer then re-arms for the new oldest one.
+class deadline_list : public std::enable_shared_from_this<deadline_list> {
+public:
+  /// Times requests out `timeout` after they are added, on `ioctx`.
+  deadline_list(asio::io_context& ioctx, std::chrono::milliseconds timeout);
+
+  /// Adds an exchange; its `time_out` runs at the deadline unless it was
+  /// answered (removed) by then. Does nothing once closed.
+  void add(exchange& ex);
+
+  /// Removes an exchange if it is in the list; any thread.
+  void remove(exchange::impl& x);
+
+  /// Forgets every request and frees the timer (before the I/O context
+  /// goes away); later `add`s do nothing.
+  void close();
+
+private:
+  void arm(std::chrono::steady_clock::time_point at);
+  void on_timer();
+  void unlink(exchange::impl& x);
+
+  std::mutex mtx_;
+  std::optional<asio::steady_timer> timer_;
+  std::chrono::milliseconds timeout_;
+  exchange::impl* head_ = nullptr;
+  exchange::impl* tail_ = nullptr;
+  bool armed_ = false;
+  bool closed_ = false;
 };
 
 } // namespace mailassay::http

@@ -1,17 +1,63 @@
 #include "http/metrics.hpp"
 
 #include <cstdio>
+#include <thread>
 
 namespace mailassay::http {
 
-void metrics::observe(const std::string& route, int status, double seconds) {
-  std::lock_guard guard{mtx_};
-  ++requests_[{route, status}];
-  for (size_t i = 0; i < bounds.size(); ++i)
-    if (seconds <= bounds[i])
-      ++buckets_[i];
-  ++count_;
-  sum_ += seconds;
+namespace {
+
+std::size_t slot_hash(std::string_view route, int status) {
+  return std::hash<std::string_view>{}(route)*31 +
+         static_cast<std::size_t>(status);
+}
+
+} // namespace
+
+metrics::metrics() : slots_(std::make_unique<slot[]>(slot_count)) {}
+
+metrics::~metrics() = default;
+
+std::atomic<std::uint64_t>* metrics::counter_of(std::string_view route,
+                                                int status) {
+  auto start = slot_hash(route, status);
+  for (std::size_t probe = 0; probe < slot_count; ++probe) {
+    auto& s = slots_[(start + probe) % slot_count];
+    auto state = s.state.load(std::memory_order_acquire);
+    if (state == 0) {
+      std::uint32_t expected = 0;
+      if (s.state.compare_exchange_strong(expected, 1,
+                                          std::memory_order_acquire)) {
+        s.route.assign(route);
+        s.status = status;
+        s.state.store(2, std::memory_order_release);
+        return &s.n;
+      }
+      state = expected;
+    }
+    // Another thread is writing this slot's key: it is readable at once.
+    while (state == 1) {
+      std::this_thread::yield();
+      state = s.state.load(std::memory_order_acquire);
+    }
+    if (s.status == status && s.route == route)
+      return &s.n;
+  }
+  return nullptr;
+}
+
+void metrics::observe(std::string_view route, int status, double seconds) {
+  if (auto* n = counter_of(route, status)) {
+    n->fetch_add(1, std::memory_order_relaxed);
+  } else {
+    std::lock_guard guard{mtx_};
+    ++overflow_[{std::string{route}, status}];
+  }
+  std::size_t i = 0;
+  while (i < bounds.size() && seconds > bounds[i])
+    ++i;
+  buckets_[i].fetch_add(1, std::memory_order_relaxed);
+  sum_.fetch_add(seconds, std::memory_order_relaxed);
 }
 
 void metrics::add_gauge(std::string name, std::string help,
@@ -22,29 +68,39 @@ void metrics::add_gauge(std::string name, std::string help,
 
 std::string metrics::render() const {
   std::lock_guard guard{mtx_};
+  auto requests = overflow_;
+  for (std::size_t i = 0; i < slot_count; ++i) {
+    const auto& s = slots_[i];
+    if (s.state.load(std::memory_order_acquire) == 2)
+      requests[{s.route, s.status}] += s.n.load(std::memory_order_relaxed);
+  }
   std::string out;
   char buf[64];
   out += "# HELP mailassay_http_requests_total Answered HTTP requests.\n"
          "# TYPE mailassay_http_requests_total counter\n";
-  for (auto& [key, n] : requests_)
-    out += "mailassay_http_requests_total{route=\"" + key.first
-           + "\",status=\"" + std::to_string(key.second) + "\"} "
-           + std::to_string(n) + "\n";
+  for (auto& [key, n] : requests)
+    out += "mailassay_http_requests_total{route=\"" + key.first +
+           "\",status=\"" + std::to_string(key.second) + "\"} " +
+           std::to_string(n) + "\n";
   out += "# HELP mailassay_http_request_duration_seconds Time from request "
          "to response.\n"
          "# TYPE mailassay_http_request_duration_seconds histogram\n";
+  std::uint64_t cumulative = 0;
   for (size_t i = 0; i < bounds.size(); ++i) {
+    cumulative += buckets_[i].load(std::memory_order_relaxed);
     std::snprintf(buf, sizeof buf, "%g", bounds[i]);
-    out += "mailassay_http_request_duration_seconds_bucket{le=\""
-           + std::string{buf} + "\"} " + std::to_string(buckets_[i]) + "\n";
+    out += "mailassay_http_request_duration_seconds_bucket{le=\"" +
+           std::string{buf} + "\"} " + std::to_string(cumulative) + "\n";
   }
-  out += "mailassay_http_request_duration_seconds_bucket{le=\"+Inf\"} "
-         + std::to_string(count_) + "\n";
-  std::snprintf(buf, sizeof buf, "%.6f", sum_);
-  out += "mailassay_http_request_duration_seconds_sum " + std::string{buf}
-         + "\n";
-  out += "mailassay_http_request_duration_seconds_count "
-         + std::to_string(count_) + "\n";
+  auto count =
+      cumulative + buckets_[bounds.size()].load(std::memory_order_relaxed);
+  out += "mailassay_http_request_duration_seconds_bucket{le=\"+Inf\"} " +
+         std::to_string(count) + "\n";
+  std::snprintf(buf, sizeof buf, "%.6f", sum_.load(std::memory_order_relaxed));
+  out +=
+      "mailassay_http_request_duration_seconds_sum " + std::string{buf} + "\n";
+  out += "mailassay_http_request_duration_seconds_count " +
+         std::to_string(count) + "\n";
   for (auto& g : gauges_) {
     auto base = g.name.substr(0, g.name.find('{'));
     out += "# HELP " + base + " " + g.help + "\n# TYPE " + base + " gauge\n";

@@ -5,23 +5,38 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mailassay::http {
 
 /// Request counters and a latency histogram, rendered in Prometheus text
 /// format together with gauges that other rooms register.
+///
+/// `observe` runs once per answered request on whichever thread answers,
+/// so it takes no lock: counters are atomics in a fixed table of (route,
+/// status) slots claimed on first use; only a table that filled up (more
+/// than `slot_count` distinct pairs) falls back to a map under a mutex.
 class metrics {
 public:
   /// Upper bounds of the latency buckets, in seconds.
-  static constexpr std::array<double, 12> bounds
-    = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.025,
-       0.05,   0.1,   0.25,  0.5,   1.0,  5.0};
+  static constexpr std::array<double, 12> bounds = {
+      0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0};
+
+  /// Creates empty counters.
+  metrics();
+
+  /// Frees the counters.
+  ~metrics();
+
+  metrics(const metrics&) = delete;
+  metrics& operator=(const metrics&) = delete;
 
   /// Counts one answered request of `route` with `status` taking `seconds`.
-  void observe(const std::string& route, int status, double seconds);
+  void observe(std::string_view route, int status, double seconds);
 
   /// Adds a gauge read at render time: `name{labels} value`.
   void add_gauge(std::string name, std::string help,
@@ -30,16 +45,30 @@ public:
   /// Renders every metric in Prometheus text format 0.0.4.
   std::string render() const;
 
+  /// Number of (route, status) pairs counted without a lock.
+  static constexpr std::size_t slot_count = 512;
+
 private:
   struct gauge {
     std::string name, help;
     std::function<double()> read;
   };
-  mutable std::mutex mtx_;
-  std::map<std::pair<std::string, int>, std::uint64_t> requests_;
-  std::array<std::uint64_t, bounds.size()> buckets_{};
-  std::uint64_t count_ = 0;
-  double sum_ = 0;
+  struct slot {
+    /// 0 free, 1 being claimed, 2 ready (route and status readable).
+    std::atomic<std::uint32_t> state{0};
+    int status = 0;
+    std::string route;
+    std::atomic<std::uint64_t> n{0};
+  };
+  std::atomic<std::uint64_t>* counter_of(std::string_view route, int status);
+
+  std::unique_ptr<slot[]> slots_;
+  /// Requests per latency bucket (not cumulative; `render` adds them up);
+  /// the last one is above the largest bound.
+  std::array<std::atomic<std::uint64_t>, bounds.size() + 1> buckets_{};
+  std::atomic<double> sum_{0};
+  mutable std::mutex mtx_; ///< Gauges and the overflow map.
+  std::map<std::pair<std::string, int>, std::uint64_t> overflow_;
   std::vector<gauge> gauges_;
 };
 

@@ -21,16 +21,50 @@ using server_type = restinio::http_server_t<traits>;
 // connection without an answer; below it, we answer 413 per route.
 constexpr std::uint64_t hard_body_limit = 32ull << 20;
 
-request_view make_view(const restinio::request_handle_t& req) {
-  request_view v;
-  v.method = req->header().method().c_str();
-  v.path = std::string{req->header().path()};
-  v.query = std::string{req->header().query()};
+// The dotted quad of an IPv4 address, as inet_ntop writes it (and
+// core::limits::to_string, so it is also the canonical client IP), without
+// inet_ntop's sprintf.
+std::string dotted_quad(const asio::ip::address_v4& a) {
+  auto bytes = a.to_bytes();
+  char buf[16];
+  char* p = buf;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    unsigned b = bytes[i];
+    if (i)
+      *p++ = '.';
+    if (b >= 100)
+      *p++ = static_cast<char>('0' + b / 100);
+    if (b >= 10)
+      *p++ = static_cast<char>('0' + b / 10 % 10);
+    *p++ = static_cast<char>('0' + b % 10);
+  }
+  return std::string(buf, p);
+}
+
+// Fills `v` in place: the exchange is allocated once and the request copied
+// into it, with room for every header reserved up front.
+void fill_view(request_view& v, const restinio::request_handle_t& req,
+               const services& svc) {
+  const auto& h = req->header();
+  v.method = h.method().c_str();
+  v.path = std::string{h.path()};
+  v.query = std::string{h.query()};
   v.body = req->body();
-  v.peer_ip = req->remote_endpoint().address().to_string();
-  for (const auto& f : req->header())
+  v.headers.reserve(h.fields_count());
+  for (const auto& f : h)
     v.headers.emplace_back(f.name(), f.value());
-  return v;
+  auto peer = req->remote_endpoint().address();
+  if (peer.is_v4() && svc.trusted_proxies.empty()) {
+    // Nobody's X-Forwarded-For is believed: the client is the peer, whose
+    // text is already canonical.
+    v.peer_ip = dotted_quad(peer.to_v4());
+    v.client_ip = v.peer_ip;
+    return;
+  }
+  v.peer_ip = peer.to_string();
+  auto xff = v.header("X-Forwarded-For");
+  v.client_ip = core::limits::client_ip(
+      v.peer_ip, xff ? *xff : std::string_view{}, svc.trusted_proxies);
 }
 
 } // namespace
@@ -38,22 +72,27 @@ request_view make_view(const restinio::request_handle_t& req) {
 struct server::impl {
   services& svc;
   asio::io_context ioctx;
+  std::shared_ptr<deadline_list> deadlines;
   std::unique_ptr<server_type> srv;
   std::unique_ptr<restinio::on_pool_runner_t<server_type>> runner;
   std::string id_prefix = security::random_base62(6);
   std::atomic<std::uint64_t> next_id{0};
 
-  explicit impl(services& s) : svc(s) {
+  explicit impl(services& s)
+      : svc(s),
+        deadlines(std::make_shared<deadline_list>(
+            ioctx, std::chrono::milliseconds(s.cfg.http.request_timeout_ms))) {}
+
+  ~impl() {
+    // The timer goes before the I/O context it was made on.
+    deadlines->close();
   }
 
   restinio::request_handling_status_t
   on_request(restinio::request_handle_t req) {
     auto p = std::make_unique<exchange::impl>();
     p->started = std::chrono::steady_clock::now();
-    p->view = make_view(req);
-    auto xff = p->view.header("X-Forwarded-For");
-    p->view.client_ip = core::limits::client_ip(
-      p->view.peer_ip, xff ? *xff : std::string_view{}, svc.trusted_proxies);
+    fill_view(p->view, req, svc);
     p->req = std::move(req);
     p->stats = &svc.stats;
     p->in_flight = &svc.in_flight;
@@ -63,10 +102,8 @@ struct server::impl {
       p->id = std::string{*incoming};
     else
       p->id = id_prefix + "-" + std::to_string(++next_id);
-    // Until the limiter arrives, report the per-IP validation window.
-    auto now = svc.now();
-    p->rate = {svc.cfg.limits.ip_per_minute, svc.cfg.limits.ip_per_minute,
-               60 - now % 60};
+    // RateLimit-* of answers no limiter check decided (exchange::respond).
+    p->limits = &svc;
     auto m = match_route(p->view.method, p->view.path);
     p->route = m.found ? m.found->pattern : "unmatched";
     p->view.params = std::move(m.params);
@@ -126,16 +163,7 @@ struct server::impl {
   }
 
   void arm_deadline(const exchange_ptr& ex) {
-    auto timer = std::make_unique<asio::steady_timer>(
-      ioctx, std::chrono::milliseconds(svc.cfg.http.request_timeout_ms));
-    std::weak_ptr<exchange> weak = ex;
-    timer->async_wait([weak](const asio::error_code& ec) {
-      if (ec)
-        return;
-      if (auto ex = weak.lock())
-        ex->time_out();
-    });
-    ex->state().deadline = std::move(timer);
+    deadlines->add(*ex);
   }
 };
 
@@ -194,6 +222,7 @@ void server::drain_and_stop(int grace_ms) {
   s.runner->stop();
   s.runner->wait();
   s.runner.reset();
+  s.deadlines->close();
 }
 
 } // namespace mailassay::http

@@ -65,6 +65,13 @@ public:
     return it->second.bucket;
   }
 
+  /// Returns the bucket of `key` or null, without marking it used (a
+  /// read for headers must not keep an idle bucket alive).
+  const Bucket* peek(const Key& key) const {
+    auto it = map_.find(key);
+    return it == map_.end() ? nullptr : &it->second.bucket;
+  }
+
   /// Removes `key`; returns whether it was there.
   bool erase(const Key& key) {
     auto it = map_.find(key);
@@ -77,17 +84,37 @@ public:
 
   /// Removes every bucket that is full at `now`; returns how many.
   std::size_t sweep(millis now) {
-    std::size_t removed = 0;
-    for (auto* s = tail_; s;) {
-      auto* next = s->prev;
+    auto before = swept_;
+    while (!sweep_some(now, max_size_ + 1)) {
+    }
+    return static_cast<std::size_t>(swept_ - before);
+  }
+
+  /// One step of a sweep that an owner can spread over several calls (so
+  /// a lock is never held for a whole 100000-entry pass): continues the
+  /// pass under way, or starts one from the least recently used end,
+  /// examines at most `budget` entries and drops the full ones. Returns
+  /// true when the pass reached the most recently used end. Entries used
+  /// or inserted between steps move to that end, still ahead of the pass,
+  /// and are examined (and kept: they are not idle) when it gets there; an
+  /// entry removed between steps is simply not visited.
+  bool sweep_some(millis now, std::size_t budget) {
+    if (!sweeping_) {
+      sweeping_ = true;
+      cursor_ = tail_;
+    }
+    for (std::size_t seen = 0; cursor_ && seen < budget; ++seen) {
+      auto* s = cursor_;
+      cursor_ = s->prev;
       if (s->bucket.is_full(now)) {
         remove(s);
-        ++removed;
+        ++swept_;
       }
-      s = next;
     }
-    swept_ += removed;
-    return removed;
+    if (cursor_)
+      return false;
+    sweeping_ = false;
+    return true;
   }
 
   /// Returns the number of buckets held.
@@ -153,6 +180,9 @@ private:
   }
 
   void unlink(slot* s) {
+    // A pass in progress continues from the entry after the one leaving.
+    if (s == cursor_)
+      cursor_ = s->prev;
     (s->prev ? s->prev->next : head_) = s->next;
     (s->next ? s->next->prev : tail_) = s->prev;
     s->prev = s->next = nullptr;
@@ -177,8 +207,10 @@ private:
 
   std::size_t max_size_;
   std::unordered_map<Key, slot, Hash> map_;
-  slot* head_ = nullptr; // most recently used
-  slot* tail_ = nullptr; // least recently used
+  slot* head_ = nullptr;   // most recently used
+  slot* tail_ = nullptr;   // least recently used
+  slot* cursor_ = nullptr; // next entry a sweep pass examines
+  bool sweeping_ = false;
   std::uint64_t evictions_ = 0;
   std::uint64_t active_evictions_ = 0;
   std::uint64_t swept_ = 0;

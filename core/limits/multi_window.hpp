@@ -51,6 +51,9 @@ public:
   /// Returns the buckets, in the order of `specs()`.
   std::vector<token_bucket>& buckets() { return buckets_; }
 
+  /// Returns the buckets, in the order of `specs()`, for reading.
+  const std::vector<token_bucket>& buckets() const { return buckets_; }
+
   /// Returns the first time every window is full.
   millis full_at(millis now) const;
 

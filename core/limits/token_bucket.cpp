@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <vector>
 
 namespace mailassay::core::limits {
 
@@ -66,6 +65,11 @@ decision token_bucket::peek(millis now, std::int64_t n) const {
   return report(ok ? level - n * spec_.period.count() : level, ok, n);
 }
 
+bool token_bucket::can_take(millis now, std::int64_t n) const {
+  n = std::max<std::int64_t>(n, 0);
+  return n <= spec_.limit && level_at(now) >= n * spec_.period.count();
+}
+
 decision token_bucket::take(millis now, std::int64_t n) {
   n = std::max<std::int64_t>(n, 0);
   level_ = level_at(now);
@@ -114,28 +118,19 @@ bool tighter(const decision& a, const decision& b) {
 
 combined_decision take_all(std::span<token_bucket* const> buckets, millis now,
                            std::int64_t n) {
-  // At most a handful of buckets per request: no allocation on that path.
-  decision small[8];
-  std::vector<decision> large;
-  decision* peeks = small;
-  if (buckets.size() > 8) {
-    large.resize(buckets.size());
-    peeks = large.data();
-  }
+  // Every request runs this: the first pass only compares levels; reports
+  // (a few divisions each) are built for the buckets taken from, or, when
+  // refused, for the refusing ones.
   bool all_ok = true;
-  for (std::size_t i = 0; i < buckets.size(); ++i) {
-    if (!buckets[i])
-      continue;
-    peeks[i] = buckets[i]->peek(now, n);
-    all_ok = all_ok && peeks[i].allowed;
-  }
+  for (auto* b : buckets)
+    all_ok = all_ok && (!b || b->can_take(now, n));
   combined_decision out;
   bool found = false;
   if (!all_ok) {
     for (std::size_t i = 0; i < buckets.size(); ++i) {
-      if (!buckets[i] || peeks[i].allowed)
+      if (!buckets[i] || buckets[i]->can_take(now, n))
         continue;
-      const auto& d = peeks[i];
+      auto d = buckets[i]->peek(now, n);
       const auto& best = out.result;
       if (!found || d.retry_after_seconds > best.retry_after_seconds ||
           (d.retry_after_seconds == best.retry_after_seconds &&
@@ -150,6 +145,22 @@ combined_decision take_all(std::span<token_bucket* const> buckets, millis now,
     if (!buckets[i])
       continue;
     auto d = buckets[i]->take(now, n);
+    if (!found || tighter(d, out.result)) {
+      out = {d, i};
+      found = true;
+    }
+  }
+  return out;
+}
+
+combined_decision peek_all(std::span<const token_bucket* const> buckets,
+                           millis now) {
+  combined_decision out;
+  bool found = false;
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    if (!buckets[i])
+      continue;
+    auto d = buckets[i]->peek(now, 0);
     if (!found || tighter(d, out.result)) {
       out = {d, i};
       found = true;

@@ -52,6 +52,10 @@ public:
   /// Returns what `take(now, n)` would decide, changing nothing.
   decision peek(millis now, std::int64_t n = 1) const;
 
+  /// Returns whether `take(now, n)` would be allowed (`peek(now,
+  /// n).allowed` without building the report).
+  bool can_take(millis now, std::int64_t n = 1) const;
+
   /// Changes the window to `spec`, keeping the tokens already consumed (a
   /// bucket with 3 of 5 used, raised to 10, has 7 left; lowered to 2, has
   /// none). A different period restarts the bucket full.
@@ -101,6 +105,15 @@ struct combined_decision {
 /// with all numbers 0.
 combined_decision take_all(std::span<token_bucket* const> buckets, millis now,
                            std::int64_t n = 1);
+
+/// Reports the tightest of `buckets` as they stand at `now`, for a request
+/// that takes no token (an endpoint without a limit): each bucket's
+/// `peek(now, 0)` (remaining = whole tokens left, reset = seconds until
+/// full), the smallest remaining first, ties broken by the shortest reset,
+/// then by the lower index. Always allowed; null pointers are skipped; with
+/// no bucket all numbers are 0.
+combined_decision peek_all(std::span<const token_bucket* const> buckets,
+                           millis now);
 
 /// Returns whether `a` is a tighter window to report than `b` (smaller
 /// remaining, then shorter reset).

@@ -1,9 +1,8 @@
 #include "core/base/ascii.hpp"
 #include "http/embedded_text.hpp"
 #include "http/handler_support.hpp"
+#include "http/rate_limit.hpp"
 #include "security/digest.hpp"
-
-#include <chrono>
 
 namespace mailassay::http {
 
@@ -23,7 +22,7 @@ void allow_admitted_origin(const call& c, const uc::principal& who) {
 // answer; `successful` means answered 200 (docs/usage-stats.md).
 void count_usage(const call& c, const uc::principal& who,
                  const std::string& email) {
-  if (!who.key)
+  if (!who.key || !c.svc->cfg.limits.enabled)
     return;
   auto hash = email.empty() ? std::string{}
                             : security::sha256_hex(core::ascii_lower(email));
@@ -53,42 +52,147 @@ void run_validation(call c, const uc::principal& who,
     req.toggles = {cfg.disposable, cfg.role_account, cfg.random_detection,
                    cfg.enrichment};
   }
-  // Until SMTP probing lands the request is accepted and reported with
-  // smtp.checked false, and no credit is charged.
-  req.smtp = false;
+  // The probe costs one credit, reserved before it and given back when no
+  // SMTP server answered (docs/smtp.md); 402 when the balance is short.
+  req.smtp = in->smtp;
+  req.organization_id = who.organization_id;
   c.svc->validation.submit({std::move(req), [c](actors::validation::result r) {
+                              if (r.refused)
+                                return c.ex->fail(*r.refused);
                               c.ex->json(200,
                                          codec::validation_result(r).dump());
                             }});
 }
 
-} // namespace
+const char* period_name(core::limits::millis period) {
+  if (period == core::limits::hour)
+    return "hour";
+  if (period == core::limits::day)
+    return "day";
+  return "minute";
+}
 
-// Authenticates from the key cache when possible (no storage on the hot
-// path), else on a storage worker, then runs `next(call, principal)`.
-template <class Next>
-void with_fast_principal(call c, Next next) {
-  auto creds = credentials_of(c.req());
-  if (auto cached = uc::authenticate_cached(c.svc->keys, creds, c.svc->now())) {
+core::error refusal(core::errc code, std::string message,
+                    const actors::limit_decision& d) {
+  auto e = core::make_error(code, std::move(message));
+  e.retry_after = d.retry_after_seconds;
+  return e;
+}
+
+core::error key_refusal(const actors::limit_decision& d) {
+  auto per = period_name(d.period);
+  return refusal(core::errc::rate_limited,
+                 std::string{"API key per-"} + per + " rate limit exceeded (" +
+                     std::to_string(d.limit) + " requests per " + per +
+                     "), please try again later",
+                 d);
+}
+
+core::error ip_refusal(const actors::limit_decision& d) {
+  return refusal(core::errc::rate_limited,
+                 "Too many requests from this IP, please try again later", d);
+}
+
+core::error widget_refusal(const actors::limit_decision& d) {
+  return refusal(core::errc::widget_rate_limited,
+                 d.refused_by == "device"
+                     ? "Too many validation requests from this device, "
+                       "please try again later"
+                     : "Too many validation requests from this IP, please "
+                       "try again later",
+                 d);
+}
+
+// The tighter of two allowed decisions (docs/rate-limits.md).
+const actors::limit_decision& tighter_of(const actors::limit_decision& a,
+                                         const actors::limit_decision& b) {
+  if (a.reported.empty())
+    return b;
+  if (b.reported.empty())
+    return a;
+  core::limits::decision da{true, a.limit, a.remaining, a.reset_seconds, 0};
+  core::limits::decision db{true, b.limit, b.remaining, b.reset_seconds, 0};
+  return core::limits::tighter(db, da) ? b : a;
+}
+
+// Admits a request to a validation endpoint, then runs `next(c, who)`.
+//
+// One limiter check, on this thread, covers the endpoint's own scopes
+// (`check`: the validate per-IP window, or the widget's device and IP
+// windows) and the API key's windows when the key cache authenticates the
+// request. It comes before any storage lookup, so a flood of bad
+// credentials is held by the per-IP window and a cached key needs none.
+// When the cache cannot decide (a JWT, or a key not loaded yet), storage
+// authenticates after the endpoint's scopes were taken, and the key's
+// windows are checked then (docs/rate-limits.md).
+template <class Refusal, class Next>
+void admit(call c, actors::limit_check check, Refusal refused, Next next) {
+  auto cached = uc::authenticate_cached(c.svc->keys, credentials_of(c.req()),
+                                        c.svc->now());
+  const bool enabled = c.svc->cfg.limits.enabled;
+  const uc::principal* who = cached && *cached ? &**cached : nullptr;
+  // A page reads its 429 too, when its key admitted the origin.
+  if (who)
+    allow_admitted_origin(c, *who);
+  actors::limit_decision first;
+  if (enabled) {
+    if (who && who->key && has_windows(who->key->limits))
+      check.key = key_scope_of(*who->key);
+    first = c.svc->limiter.check(check);
+    c.ex->set_rate(headers_of(first));
+    if (!first.allowed) {
+      if (first.refused_by != "key")
+        return c.ex->fail(refused(first));
+      count_usage(c, *who, {});
+      return c.ex->fail(key_refusal(first));
+    }
+  }
+  if (cached) {
     if (!*cached)
       return c.ex->fail(cached->error_value());
     return next(c, **cached);
   }
   with_principal(
       c, false,
-      [c, next](uc::account_env&, const uc::principal& who) { next(c, who); });
+      [c, enabled, first, next](uc::account_env&, const uc::principal& who) {
+        allow_admitted_origin(c, who);
+        if (enabled && who.key && has_windows(who.key->limits)) {
+          actors::limit_check k;
+          k.key = key_scope_of(*who.key);
+          k.now = steady_millis();
+          auto d = c.svc->limiter.check(k);
+          if (!d.allowed) {
+            c.ex->set_rate(headers_of(d));
+            count_usage(c, who, {});
+            return c.ex->fail(key_refusal(d));
+          }
+          c.ex->set_rate(headers_of(tighter_of(first, d)));
+        }
+        next(c, who);
+      });
 }
 
+} // namespace
+
 void handle_widget_validate(call c) {
-  auto in = codec::widget_validation(c.req());
-  with_fast_principal(c, [in](call c, const uc::principal& who) {
-    // Only a key that works from its own sites may sit in a page.
-    if (!who.key || who.key->allowed_domains.empty())
-      return c.ex->fail(core::make_error(
-          core::errc::forbidden,
-          "The widget needs an API key restricted with allowedDomains"));
-    run_validation(c, who, in);
-  });
+  const auto& limits = c.svc->cfg.limits;
+  actors::limit_check check;
+  if (auto device = device_id_of(c.req()))
+    check.device = actors::widget_scope{std::move(*device),
+                                        limits.widget_device_per_minute,
+                                        core::limits::minute};
+  check.widget_ip = actors::widget_scope{
+      c.req().client_ip, limits.widget_ip_per_minute, core::limits::minute};
+  check.now = steady_millis();
+  admit(c, std::move(check), widget_refusal,
+        [](call c, const uc::principal& who) {
+          // Only a key that works from its own sites may sit in a page.
+          if (!who.key || who.key->allowed_domains.empty())
+            return c.ex->fail(core::make_error(
+                core::errc::forbidden,
+                "The widget needs an API key restricted with allowedDomains"));
+          run_validation(c, who, codec::widget_validation(c.req()));
+        });
 }
 
 void handle_widget_script(call c) {
@@ -99,25 +203,11 @@ void handle_widget_script(call c) {
 }
 
 void handle_validate(call c) {
-  // The per-IP window is checked before anything else, so a flood of bad
-  // credentials costs no storage lookups.
   actors::limit_check check;
   check.ip = actors::ip_scope{c.req().client_ip, std::nullopt};
-  check.now = std::chrono::duration_cast<core::limits::millis>(
-      std::chrono::steady_clock::now().time_since_epoch());
-  c.svc->limiter.check(std::move(check), [c](actors::limit_decision d) {
-    c.ex->set_rate({d.limit, d.remaining, d.reset_seconds});
-    if (!d.allowed) {
-      auto e = core::make_error(
-          core::errc::rate_limited,
-          "Too many requests from this IP, please try again later");
-      e.retry_after = d.retry_after_seconds;
-      return c.ex->fail(e);
-    }
-    auto in = codec::validation(c.req());
-    with_fast_principal(c, [in](call c, const uc::principal& who) {
-      run_validation(c, who, in);
-    });
+  check.now = steady_millis();
+  admit(c, std::move(check), ip_refusal, [](call c, const uc::principal& who) {
+    run_validation(c, who, codec::validation(c.req()));
   });
 }
 

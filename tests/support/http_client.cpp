@@ -108,3 +108,136 @@ http_request(int port, const std::string& method, const std::string& path,
 }
 
 } // namespace mailassay::testing
+
+namespace mailassay::testing {
+
+namespace {
+
+// Parses "HTTP/1.1 200 OK\r\nName: value\r\n..." up to (not including) the
+// blank line.
+void parse_head(const std::string& head, http_response& out) {
+  out.status = std::atoi(head.c_str() + 9);
+  size_t pos = head.find("\r\n");
+  pos = pos == std::string::npos ? head.size() : pos + 2;
+  while (pos < head.size()) {
+    auto eol = head.find("\r\n", pos);
+    if (eol == std::string::npos)
+      eol = head.size();
+    auto line = head.substr(pos, eol - pos);
+    auto colon = line.find(':');
+    if (colon != std::string::npos) {
+      std::string name = line.substr(0, colon);
+      for (auto& c : name)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      auto value = line.substr(colon + 1);
+      while (!value.empty() && value.front() == ' ')
+        value.erase(0, 1);
+      out.headers[name] = value;
+    }
+    pos = eol + 2;
+  }
+}
+
+} // namespace
+
+http_connection::http_connection(int port) : port_(port) {
+  connect();
+}
+
+http_connection::~http_connection() {
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+bool http_connection::connect() {
+  if (fd_ >= 0)
+    ::close(fd_);
+  buffer_.clear();
+  fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd_ < 0)
+    return false;
+  timeval tv{60, 0};
+  ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port_));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd_);
+    fd_ = -1;
+    return false;
+  }
+  return true;
+}
+
+bool http_connection::exchange(const std::string& raw_request,
+                               http_response& out) {
+  out = {};
+  if (fd_ < 0 || !send_all(fd_, raw_request))
+    return false;
+  char buf[65536];
+  auto fill = [&]() {
+    auto n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n <= 0)
+      return false;
+    buffer_.append(buf, static_cast<size_t>(n));
+    return true;
+  };
+  size_t head_end;
+  while ((head_end = buffer_.find("\r\n\r\n")) == std::string::npos)
+    if (!fill())
+      return false;
+  if (buffer_.rfind("HTTP/1.", 0) != 0)
+    return false;
+  parse_head(buffer_.substr(0, head_end), out);
+  buffer_.erase(0, head_end + 4);
+  if (out.header("transfer-encoding") == "chunked") {
+    for (;;) {
+      size_t eol;
+      while ((eol = buffer_.find("\r\n")) == std::string::npos)
+        if (!fill())
+          return false;
+      auto size = std::stoul(buffer_.substr(0, eol), nullptr, 16);
+      while (buffer_.size() < eol + 2 + size + 2)
+        if (!fill())
+          return false;
+      out.body += buffer_.substr(eol + 2, size);
+      buffer_.erase(0, eol + 2 + size + 2);
+      if (size == 0)
+        return true;
+    }
+  }
+  auto length_text = out.header("content-length");
+  size_t length = length_text.empty() ? 0 : std::stoul(length_text);
+  while (buffer_.size() < length)
+    if (!fill())
+      return false;
+  out.body = buffer_.substr(0, length);
+  buffer_.erase(0, length);
+  return true;
+}
+
+http_response http_connection::request(
+    const std::string& method, const std::string& path,
+    const std::vector<std::pair<std::string, std::string>>& headers,
+    const std::string& body) {
+  std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  bool has_length = false;
+  for (auto& [k, v] : headers) {
+    req += k + ": " + v + "\r\n";
+    if (strcasecmp(k.c_str(), "Content-Length") == 0)
+      has_length = true;
+  }
+  if (!has_length && (!body.empty() || method == "POST" || method == "PATCH"))
+    req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  req += "\r\n" + body;
+  http_response out;
+  if (exchange(req, out))
+    return out;
+  // The server may have closed an idle connection: one fresh attempt.
+  if (connect() && exchange(req, out))
+    return out;
+  return http_response{};
+}
+
+} // namespace mailassay::testing

@@ -33,13 +33,7 @@ struct fixture {
     sched->run();
   }
 
-  limit_decision check(limit_check c) {
-    std::optional<limit_decision> out;
-    limiter->check(std::move(c), [&out](limit_decision d) { out = d; });
-    sched->run();
-    REQUIRE(out.has_value());
-    return *out;
-  }
+  limit_decision check(const limit_check& c) { return limiter->check(c); }
 
   limit_decision from_ip(const std::string& ip, millis now) {
     limit_check c;
@@ -185,6 +179,149 @@ TEST_SUITE("actors.rate_limiter") {
     auto by_ip = f.check(c);
     CHECK_FALSE(by_ip.allowed);
     CHECK(by_ip.refused_by == "ip");
+  }
+
+  TEST_CASE("reports a key's hour or day window when it is the tightest") {
+    fixture f;
+    mailassay::core::account::rate_limits l;
+    l.per_minute = 100;
+    l.per_hour = 5;
+    l.per_day = 1000;
+    auto d = f.with_key("key-h", l, t0);
+    CHECK(d.reported == "key");
+    CHECK(d.limit == 5);
+    CHECK(d.remaining == 4);
+    CHECK(d.reset_seconds == 720); // one token every 12 minutes
+    CHECK(d.period == 1h);
+    mailassay::core::account::rate_limits day;
+    day.per_minute = 10;
+    day.per_day = 2;
+    CHECK(f.with_key("key-d", day, t0).period == 24h);
+    CHECK(f.with_key("key-d", day, t0).remaining == 0);
+    auto refused = f.with_key("key-d", day, t0 + 1s);
+    CHECK_FALSE(refused.allowed);
+    CHECK(refused.refused_by == "key");
+    CHECK(refused.period == 24h);
+    CHECK(refused.limit == 2);
+    CHECK(refused.retry_after_seconds == 43200 - 1);
+  }
+
+  TEST_CASE("a key's refusal names the window that refused: the minute, "
+            "later the day") {
+    fixture f;
+    mailassay::core::account::rate_limits l;
+    l.per_minute = 2;
+    l.per_day = 3;
+    REQUIRE(f.with_key("key-1", l, t0).allowed);
+    REQUIRE(f.with_key("key-1", l, t0).allowed);
+    auto refused = f.with_key("key-1", l, t0);
+    CHECK_FALSE(refused.allowed);
+    CHECK(refused.period == 1min);
+    CHECK(refused.retry_after_seconds == 30);
+    // One more passes after 30 s; then the day window is the one refusing.
+    REQUIRE(f.with_key("key-1", l, t0 + 30s).allowed);
+    auto by_day = f.with_key("key-1", l, t0 + 90s);
+    CHECK_FALSE(by_day.allowed);
+    CHECK(by_day.period == 24h);
+  }
+
+  TEST_CASE("peek reports the window without taking a token or creating a "
+            "bucket") {
+    fixture f;
+    limit_check c;
+    c.ip = ip_scope{"198.51.100.20", std::nullopt};
+    c.now = t0;
+    auto fresh = f.limiter->peek(c);
+    CHECK(fresh.allowed);
+    CHECK(fresh.reported == "ip");
+    CHECK(fresh.limit == 100);
+    CHECK(fresh.remaining == 100);
+    CHECK(fresh.reset_seconds == 0);
+    CHECK(f.limiter->gauges().ip_buckets == 0);
+    f.check(c);
+    f.check(c);
+    auto after = f.limiter->peek(c);
+    CHECK(after.remaining == 98);
+    CHECK(after.reset_seconds == 2); // 1.2 s until full, rounded up
+    CHECK(f.limiter->peek(c).remaining == 98);
+    CHECK(f.check(c).remaining == 97);
+    CHECK(f.limiter->gauges().allowed == 3);
+  }
+
+  TEST_CASE("peek reports the tightest key window and sees changed limits "
+            "at once") {
+    fixture f;
+    limit_check c;
+    c.ip = ip_scope{"198.51.100.21", std::nullopt};
+    c.key = key_scope{"key-p", per_minute(5)};
+    c.now = t0;
+    auto unused = f.limiter->peek(c);
+    CHECK(unused.reported == "key");
+    CHECK(unused.limit == 5);
+    CHECK(unused.remaining == 5);
+    f.check(c);
+    f.check(c);
+    auto used = f.limiter->peek(c);
+    CHECK(used.limit == 5);
+    CHECK(used.remaining == 3);
+    c.key->limits = per_minute(10);
+    auto raised = f.limiter->peek(c);
+    CHECK(raised.limit == 10);
+    CHECK(raised.remaining == 8);
+    c.key->limits = {};
+    auto unlimited = f.limiter->peek(c);
+    CHECK(unlimited.reported == "ip");
+    CHECK(unlimited.remaining == 98);
+    limit_check nothing;
+    nothing.now = t0;
+    CHECK(f.limiter->peek(nothing).reported.empty());
+    CHECK(f.limiter->peek(nothing).limit == 0);
+  }
+
+  TEST_CASE("peek of the widget scopes reports the tightest of device and "
+            "IP") {
+    fixture f;
+    limit_check c;
+    c.device = widget_scope{"device-1", 10, 60s};
+    c.widget_ip = widget_scope{"198.51.100.22", 60, 60s};
+    c.now = t0;
+    for (int i = 0; i < 4; ++i)
+      f.check(c);
+    auto d = f.limiter->peek(c);
+    CHECK(d.reported == "device");
+    CHECK(d.remaining == 6);
+    c.device->id = "device-2";
+    auto other = f.limiter->peek(c);
+    CHECK(other.reported == "device");
+    CHECK(other.remaining == 10);
+  }
+
+  TEST_CASE("a sweep pass is spread over steps, and checks run between "
+            "them") {
+    rate_limiter_options opts;
+    opts.sweep_step = 100;
+    opts.sweep_interval = 10s;
+    fixture f(opts);
+    for (int i = 0; i < 1000; ++i)
+      REQUIRE(f.from_ip("10.1." + std::to_string(i / 256) + "." +
+                            std::to_string(i % 256),
+                        t0)
+                  .allowed);
+    limit_check busy;
+    busy.ip = ip_scope{"203.0.113.9", std::nullopt};
+    busy.now = t0;
+    for (int i = 0; i < 100; ++i)
+      f.check(busy);
+    REQUIRE(f.limiter->gauges().ip_buckets == 1001);
+    f.sched->advance_time(10s);
+    f.sched->run_once(); // the tick: starts a pass
+    f.sched->run_once(); // one step: the 100 least recently used
+    CHECK(f.limiter->gauges().ip_buckets == 901);
+    CHECK(f.from_ip("198.51.100.99", t0 + 10s).allowed);
+    f.sched->run();
+    // The busy bucket is not full yet; the new one came after the pass.
+    CHECK(f.limiter->gauges().ip_buckets == 2);
+    CHECK(f.limiter->gauges().swept == 1000);
   }
 
   TEST_CASE("answers a limit_check request from another actor") {

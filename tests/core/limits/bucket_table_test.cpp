@@ -99,4 +99,45 @@ TEST_SUITE("core.limits.bucket_table") {
     CHECK_FALSE(table.erase("x"));
     CHECK(table.size() == 0);
   }
+
+  TEST_CASE("peek reads a bucket without making it recently used") {
+    bucket_table<std::string> table(2);
+    take_for(table, "old", t0);
+    take_for(table, "new", t0);
+    REQUIRE(table.peek("old") != nullptr);
+    CHECK(table.peek("old")->available(t0) == 99);
+    CHECK(table.peek("missing") == nullptr);
+    // "old" is still the least recently used: the next insert drops it.
+    take_for(table, "third", t0);
+    CHECK(table.peek("old") == nullptr);
+    CHECK(table.peek("new") != nullptr);
+  }
+
+  TEST_CASE("a sweep in steps visits each entry once and survives entries "
+            "used or dropped between steps") {
+    bucket_table<std::string> table(1000);
+    for (int i = 0; i < 100; ++i)
+      take_for(table, key_of(i), t0);
+    // k0 is the least recently used; one step examines k0..k9.
+    CHECK_FALSE(table.sweep_some(t0 + 1s, 10));
+    CHECK(table.size() == 90);
+    // Between steps: the next entry to examine is used (moves to the most
+    // recently used end, still ahead of the pass), another is erased, a new
+    // one is inserted.
+    take_for(table, key_of(10), t0 + 1s);
+    CHECK(table.erase(key_of(11)));
+    take_for(table, "late", t0 + 1s);
+    std::size_t steps = 0;
+    while (!table.sweep_some(t0 + 1s, 10))
+      ++steps;
+    CHECK(steps == 8);
+    // 88 + the two used during the pass were examined; those two are kept.
+    CHECK(table.size() == 2);
+    CHECK(table.find(key_of(10)) != nullptr);
+    CHECK(table.find("late") != nullptr);
+    CHECK(table.swept() == 98);
+    // A new pass starts from the least recently used end again.
+    CHECK(table.sweep_some(t0 + 2s, 10));
+    CHECK(table.size() == 0);
+  }
 }

@@ -258,4 +258,45 @@ TEST_SUITE("core.limits.multi_window") {
     CHECK(w.full_at(t0) == t0 + 36s);
     CHECK(w.is_full(t0 + 36s));
   }
+
+  TEST_CASE("peek_all reports the tightest window as it stands, taking "
+            "nothing") {
+    struct case_t {
+      const char* name;
+      std::int64_t used_minute; // of 10 per minute
+      std::int64_t used_day;    // of 50 per day
+      millis at;                // after t0
+      std::size_t index;
+      std::int64_t limit;
+      std::int64_t remaining;
+      std::int64_t reset;
+    };
+    const case_t cases[] = {
+        {"both full: tie on remaining? no, 10 < 50", 0, 0, 0s, 0, 10, 10, 0},
+        {"minute window has fewer left", 4, 4, 0s, 0, 10, 6, 24},
+        {"day window has fewer left", 1, 45, 0s, 1, 50, 5, 77760},
+        {"the minute window refilled meanwhile", 10, 1, 60s, 0, 10, 10, 0},
+        {"tie on remaining: the sooner reset", 5, 45, 0s, 0, 10, 5, 30},
+    };
+    for (const auto& c : cases) {
+      CAPTURE(c.name);
+      token_bucket minute_b({10, minute}, t0);
+      token_bucket day_b({50, day}, t0);
+      minute_b.take(t0, c.used_minute);
+      day_b.take(t0, c.used_day);
+      const token_bucket* both[] = {&minute_b, &day_b};
+      auto d = peek_all(both, t0 + c.at);
+      CHECK(d.result.allowed);
+      CHECK(d.index == c.index);
+      CHECK(d.result.limit == c.limit);
+      CHECK(d.result.remaining == c.remaining);
+      CHECK(d.result.reset_seconds == c.reset);
+      CHECK(d.result.retry_after_seconds == 0);
+      CHECK(minute_b.available(t0) == 10 - c.used_minute);
+    }
+    const token_bucket* none[] = {nullptr};
+    auto empty = peek_all(none, t0);
+    CHECK(empty.result.allowed);
+    CHECK(empty.result.limit == 0);
+  }
 }
