@@ -136,16 +136,18 @@ smtp_prober_or_exit(const config::settings& cfg, caf::actor_system& sys,
       cb(core::unit{});
     }});
   };
-  stage.refund = [&pool](const std::string& org) {
-    pool.submit({[org](actors::job_context& ctx) {
-      if (!ctx.db)
-        return;
-      auto r = ctx.db->refund_credits(org, 1, "smtp_refund", "validate",
-                                      unix_now());
+  stage.refund = [&pool](const std::string& org,
+                          std::function<void()> then) {
+    pool.submit({[org, then = std::move(then)](actors::job_context& ctx) {
+      auto r = ctx.db ? ctx.db->refund_credits(org, 1, "smtp_refund",
+                                               "validate", unix_now())
+                      : core::expected<core::account::credit_balance>{
+                          ctx.open_error};
       if (!r)
         actors::log_event(actors::log_level::error, "smtp_refund_failed",
                           {{"organization_id", org},
                            {"error", r.error_value().message}});
+      then();
     }});
   };
   v.enable_smtp(std::move(stage));

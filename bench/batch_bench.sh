@@ -502,6 +502,8 @@ R() { jq -r "$3" "$work/tp$1.$2.json" 2>/dev/null || echo "?"; } # backend job e
 echo
 echo "### Batch jobs ($run_date, $(nproc) cores, load average $load_start at start, $load_end at end)"
 echo
+echo "mailassay built $(date -u -r "$mailassay" '+%Y-%m-%d %H:%M UTC'), tree at $(git -C "$src" describe --always --dirty 2>/dev/null || echo '?')."
+echo
 [ ${#serve_env[@]} -gt 0 ] && { echo "Every \`mailassay serve\` ran with: ${serve_env[*]}."; echo; }
 echo "CSV: $(jq -r '"\(.bytes) bytes (limit 10485760), \(.data_rows) data rows = \(.unique) unique addresses over \(.domains) domains + \(.duplicates) repeats of earlier rows + \(.invalid) rows that are no address"' "$work/t.json")."
 if [ "$do_throughput" = 1 ]; then

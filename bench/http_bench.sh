@@ -254,9 +254,21 @@ to_ms() {
     printf "%.3f", n }'
 }
 
-run_case() { # case-index round -> prints "rps p50ms p99ms errors"
+# CPU time (user + system, in clock ticks) a process has used so far.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+run_case() { # case-index round -> prints "rps p50ms p99ms errors cpu_us"
   local i=$1 out="$work/wrk.$1.$2"
   local args=(-c "$connections" -t "$threads" -d "$duration" --latency)
+  # CPU of the server under test per request: steadier than req/s on a
+  # shared machine, since time spent descheduled is not counted.
+  local pid=
+  case "${case_name[$i]}" in
+    health|auth|validate) pid=$svc_pid ;;
+    auth_off|validate_off) pid=$off_pid ;;
+  esac
+  local ticks0=0
+  [ -n "$pid" ] && ticks0=$(cpu_ticks "$pid")
   case "${case_name[$i]}" in
     bare) wrk "${args[@]}" "http://127.0.0.1:$bare_port/" >"$out" ;;
     hop) wrk "${args[@]}" "http://127.0.0.1:$hop_port/" >"$out" ;;
@@ -279,7 +291,13 @@ run_case() { # case-index round -> prints "rps p50ms p99ms errors"
   p99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$out")")
   bad=$(awk '/Non-2xx/ {print $NF}' "$out")
   errs=$(awk '/Socket errors/ {gsub(",", ""); print $4 + $6 + $8 + $10}' "$out")
-  echo "$rps $p50 $p99 $(( ${bad:-0} + ${errs:-0} ))"
+  local cpu_us=0
+  if [ -n "$pid" ]; then
+    cpu_us=$(awk -v t0="$ticks0" -v t1="$(cpu_ticks "$pid")" \
+      -v hz="$(getconf CLK_TCK)" -v n="$(awk '/requests in/ {print $1}' "$out")" \
+      'BEGIN {printf "%.1f", (t1 - t0) / hz * 1e6 / n}')
+  fi
+  echo "$rps $p50 $p99 $(( ${bad:-0} + ${errs:-0} )) $cpu_us"
 }
 
 log "wrk: $connections connections, $threads threads, $duration per run," \
@@ -317,11 +335,11 @@ col() { # case column -> values over rounds
     echo "${result[$1,$r]}" | awk -v c="$2" '{print $c}'
   done
 }
-on_off() { # on-case off-case -> per-round ratios on/off, then the median
-  local r ratios
+on_off() { # on-case off-case [column] -> median of per-round on/off ratios, then them
+  local r ratios c=${3:-1}
   ratios=$(for r in $(seq 1 "$rounds"); do
-      paste <(echo "${result[$1,$r]}" | cut -d' ' -f1) \
-        <(echo "${result[$2,$r]}" | cut -d' ' -f1) \
+      paste <(echo "${result[$1,$r]}" | cut -d' ' -f"$c") \
+        <(echo "${result[$2,$r]}" | cut -d' ' -f"$c") \
         | awk '{printf "%.3f\n", $1 / $2}'
     done)
   echo "$(echo "$ratios" | median) $(echo $ratios)"
@@ -332,19 +350,20 @@ echo
 if [ "$limits_only" = 1 ]; then
   echo "wrk -c $connections -t $threads -d $duration, $rounds interleaved round(s); median per case."
   echo
-  echo "| case | req/s | p50 ms | p99 ms | non-2xx + socket errors |"
-  echo "|---|---:|---:|---:|---:|"
+  echo "| case | req/s | p50 ms | p99 ms | non-2xx + socket errors | server CPU µs/request |"
+  echo "|---|---:|---:|---:|---:|---:|"
   for i in "${cases[@]}"; do
-    printf '| %s | %.0f | %s | %s | %s |\n' "${case_label[$i]}" \
+    printf '| %s | %.0f | %s | %s | %s | %s |\n' "${case_label[$i]}" \
       "$(col "$i" 1 | median)" "$(col "$i" 2 | median)" \
-      "$(col "$i" 3 | median)" "$(col "$i" 4 | awk '{s += $1} END {print s}')"
+      "$(col "$i" 3 | median)" "$(col "$i" 4 | awk '{s += $1} END {print s}')" \
+      "$(col "$i" 5 | median)"
   done
 else
 bare_rps=$(col 0 1 | median)
 echo "wrk -c $connections -t $threads -d $duration, $rounds interleaved round(s); median per case; ratio = case / bare, same run."
 echo
-echo "| case | req/s | ratio vs bare | p50 ms | p99 ms | non-2xx + socket errors | per-round ratios |"
-echo "|---|---:|---:|---:|---:|---:|---|"
+echo "| case | req/s | ratio vs bare | p50 ms | p99 ms | non-2xx + socket errors | server CPU µs/request | per-round ratios |"
+echo "|---|---:|---:|---:|---:|---:|---:|---|"
 for i in "${cases[@]}"; do
   rps=$(col "$i" 1 | median)
   p50=$(col "$i" 2 | median)
@@ -356,14 +375,16 @@ for i in "${cases[@]}"; do
         | awk '{printf "%.2f ", $1 / $2}'
     done)
   ratio=$(awk -v a="$rps" -v b="$bare_rps" 'BEGIN {printf "%.2f", a / b}')
-  printf '| %s | %.0f | %s | %s | %s | %s | %s|\n' "${case_label[$i]}" "$rps" \
-    "$ratio" "$p50" "$p99" "$bad" "$per"
+  printf '| %s | %.0f | %s | %s | %s | %s | %s | %s|\n' "${case_label[$i]}" \
+    "$rps" "$ratio" "$p50" "$p99" "$bad" "$(col "$i" 5 | median)" "$per"
   eval "ratio_$i=$ratio p50_$i=$p50 p99_$i=$p99"
 done
 fi
 verdict() { if awk "BEGIN {exit !($1)}"; then echo pass; else echo FAIL; fi; }
 read -r c_on_off c_rounds <<<"$(on_off 3 5)"
 read -r d_on_off d_rounds <<<"$(on_off 4 6)"
+read -r c_cpu c_cpu_rounds <<<"$(on_off 3 5 5)"
+read -r d_cpu d_cpu_rounds <<<"$(on_off 4 6 5)"
 echo
 echo "| target | measured | |"
 echo "|---|---|---|"
@@ -375,5 +396,7 @@ echo "| (d) p99 <= 3 ms | $p99_4 ms | $(verdict "$p99_4 <= 3") |"
 fi
 echo "| limiter + usage cost on (c): (c) / (c0) >= 0.90 | $c_on_off (rounds: $c_rounds) | $(verdict "$c_on_off >= 0.90") |"
 echo "| limiter + usage cost on (d): (d) / (d0) >= 0.90 | $d_on_off (rounds: $d_rounds) | $(verdict "$d_on_off >= 0.90") |"
+echo "| server CPU per request, (c) / (c0) <= 1.10 | $c_cpu (rounds: $c_cpu_rounds) | $(verdict "$c_cpu <= 1.10") |"
+echo "| server CPU per request, (d) / (d0) <= 1.10 | $d_cpu (rounds: $d_cpu_rounds) | $(verdict "$d_cpu <= 1.10") |"
 echo "| mailassay RSS after start < 50 MB | $(awk -v k="$rss_start" 'BEGIN {printf "%.1f MB", k / 1024}') | $(verdict "$rss_start < 51200") |"
 echo "| mailassay RSS after the load (idle) < 50 MB | $(awk -v k="$rss_end" 'BEGIN {printf "%.1f MB", k / 1024}') | $(verdict "$rss_end < 51200") |"

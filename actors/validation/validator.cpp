@@ -73,11 +73,15 @@ void validator::finish(request req, result r, clock_type::time_point started,
                             record_outcome(r, p.addresses.front());
                             reached = !p.addresses.front().host.empty();
                           }
+                          conclude(r, started);
                           if (reached)
                             r.credits_used = 1;
                           else if (!prepaid && smtp_.refund)
-                            smtp_.refund(org);
-                          conclude(r, started);
+                            return smtp_.refund(
+                              org, [r = std::move(r),
+                                    done = std::move(done)]() mutable {
+                                done(std::move(r));
+                              });
                           done(std::move(r));
                         });
   };

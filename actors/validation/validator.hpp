@@ -71,7 +71,11 @@ struct smtp_stage {
                      std::function<void(core::expected<core::unit>)>)>
       reserve;
   /// Gives a reserved credit back (no SMTP server was reached).
-  std::function<void(const std::string& organization_id)> refund;
+  /// Calls `then` once the refund is stored (or failed, logged), so the
+  /// answer never precedes the balance it reports.
+  std::function<void(const std::string& organization_id,
+                     std::function<void()> then)>
+    refund;
 };
 
 /// The validation pipeline: syntax -> free checks -> DNS -> SMTP -> verdict.
