@@ -497,7 +497,11 @@ load_end=$(loadavg)
 # --- report ----------------------------------------------------------------
 kb_mb() { awk -v k="$1" 'BEGIN {if (k == "" || k == "null" || k == "?") print "?"; else printf "%.1f", k / 1024}'; }
 verdict() { if awk "BEGIN {exit !($1)}" 2>/dev/null; then echo pass; else echo "**FAIL**"; fi; }
-R() { jq -r "$3" "$work/tp$1.$2.json" 2>/dev/null || echo "?"; } # backend job expr
+R() { # backend job jq-expression; "?" when missing (a verdict on it fails)
+  local v
+  v=$(jq -r "$3" "$work/tp$1.$2.json" 2>/dev/null) || v="?"
+  case "$v" in ""|null) echo "?" ;; *) echo "$v" ;; esac
+}
 
 echo
 echo "### Batch jobs ($run_date, $(nproc) cores, load average $load_start at start, $load_end at end)"

@@ -7,6 +7,7 @@
 #include "security/random.hpp"
 
 #include <cmath>
+#include <malloc.h>
 
 namespace mailassay::http {
 
@@ -241,6 +242,10 @@ void handle_batch_upload(call c) {
       return c.ex->fail(stored.error_value());
     if (c.svc->batches)
       c.svc->batches->wake();
+    // An upload briefly holds ~100 MB on this worker; give it back to the
+    // system rather than keep each worker's high-water mark (glibc arenas).
+    read = core::batch::intake_result{};
+    malloc_trim(0);
     c.ex->json(201, job_json(j, env.now).dump());
   });
 }

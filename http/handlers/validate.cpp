@@ -24,11 +24,14 @@ void count_usage(const call& c, const uc::principal& who,
                  const std::string& email) {
   if (!who.key || !c.svc->cfg.limits.enabled)
     return;
-  auto hash = email.empty() ? std::string{}
-                            : security::sha256_hex(core::ascii_lower(email));
+  // Hashed when the answer is written, on the thread that writes it (off
+  // the I/O thread); called once, so the strings move on into the event.
   c.ex->on_answer([svc = c.svc, key = who.key->id, org = who.organization_id,
-                   hash](int status) {
-    svc->usage.record(key, org, svc->now(), status == 200, 0, hash);
+                   email](int status) mutable {
+    auto hash = email.empty() ? std::string{}
+                              : security::sha256_hex(core::ascii_lower(email));
+    svc->usage.record(std::move(key), std::move(org), svc->now(), status == 200,
+                      0, std::move(hash));
   });
 }
 
