@@ -229,12 +229,16 @@ void load_page(supervisor* self) {
           st.exhausted = true;
         // Neighbours share a domain: its DNS answer is looked up once and
         // then served from the cache.
-        std::stable_sort(items.begin(), items.end(),
-                         [](const item& a, const item& b) {
-                           return domain_of(a.email) < domain_of(b.email);
-                         });
-        for (auto& it : items)
-          st.queue.push_back(std::move(it));
+        // Each domain is lower-cased once, not once per comparison.
+        std::vector<std::pair<std::string, std::size_t>> order;
+        order.reserve(items.size());
+        for (std::size_t i = 0; i < items.size(); ++i)
+          order.emplace_back(domain_of(items[i].email), i);
+        std::stable_sort(
+            order.begin(), order.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (auto& [domain, i] : order)
+          st.queue.push_back(std::move(items[i]));
         pump(self);
         maybe_finish(self);
       });

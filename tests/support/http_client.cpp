@@ -1,13 +1,12 @@
 #include "tests/support/http_client.hpp"
 
 #include <arpa/inet.h>
+#include <cctype>
+#include <cstring>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
-
-#include <cctype>
-#include <cstring>
 
 namespace mailassay::testing {
 
@@ -17,6 +16,31 @@ std::string http_response::header(const std::string& lower_name) const {
 }
 
 namespace {
+
+// Parses "HTTP/1.1 200 OK\r\nName: value\r\n..." up to (not including) the
+// blank line.
+void parse_head(const std::string& head, http_response& out) {
+  out.status = std::atoi(head.c_str() + 9);
+  size_t pos = head.find("\r\n");
+  pos = pos == std::string::npos ? head.size() : pos + 2;
+  while (pos < head.size()) {
+    auto eol = head.find("\r\n", pos);
+    if (eol == std::string::npos)
+      eol = head.size();
+    auto line = head.substr(pos, eol - pos);
+    auto colon = line.find(':');
+    if (colon != std::string::npos) {
+      std::string name = line.substr(0, colon);
+      for (auto& c : name)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      auto value = line.substr(colon + 1);
+      while (!value.empty() && value.front() == ' ')
+        value.erase(0, 1);
+      out.headers[name] = value;
+    }
+    pos = eol + 2;
+  }
+}
 
 bool send_all(int fd, const std::string& data) {
   size_t sent = 0;
@@ -49,8 +73,8 @@ http_request(int port, const std::string& method, const std::string& path,
     ::close(fd);
     return out;
   }
-  std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    + "Connection: close\r\n";
+  std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+                    "Connection: close\r\n";
   bool has_length = false;
   for (auto& [k, v] : headers) {
     req += k + ": " + v + "\r\n";
@@ -73,23 +97,7 @@ http_request(int port, const std::string& method, const std::string& path,
   auto head_end = raw.find("\r\n\r\n");
   if (raw.rfind("HTTP/1.", 0) != 0 || head_end == std::string::npos)
     return out;
-  out.status = std::atoi(raw.c_str() + 9);
-  size_t pos = raw.find("\r\n") + 2;
-  while (pos < head_end) {
-    auto eol = raw.find("\r\n", pos);
-    auto line = raw.substr(pos, eol - pos);
-    auto colon = line.find(':');
-    if (colon != std::string::npos) {
-      std::string name = line.substr(0, colon);
-      for (auto& c : name)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      auto value = line.substr(colon + 1);
-      while (!value.empty() && value.front() == ' ')
-        value.erase(0, 1);
-      out.headers[name] = value;
-    }
-    pos = eol + 2;
-  }
+  parse_head(raw.substr(0, head_end), out);
   out.body = raw.substr(head_end + 4);
   if (out.header("transfer-encoding") == "chunked") {
     std::string decoded;
@@ -111,34 +119,7 @@ http_request(int port, const std::string& method, const std::string& path,
 
 namespace mailassay::testing {
 
-namespace {
-
-// Parses "HTTP/1.1 200 OK\r\nName: value\r\n..." up to (not including) the
-// blank line.
-void parse_head(const std::string& head, http_response& out) {
-  out.status = std::atoi(head.c_str() + 9);
-  size_t pos = head.find("\r\n");
-  pos = pos == std::string::npos ? head.size() : pos + 2;
-  while (pos < head.size()) {
-    auto eol = head.find("\r\n", pos);
-    if (eol == std::string::npos)
-      eol = head.size();
-    auto line = head.substr(pos, eol - pos);
-    auto colon = line.find(':');
-    if (colon != std::string::npos) {
-      std::string name = line.substr(0, colon);
-      for (auto& c : name)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      auto value = line.substr(colon + 1);
-      while (!value.empty() && value.front() == ' ')
-        value.erase(0, 1);
-      out.headers[name] = value;
-    }
-    pos = eol + 2;
-  }
-}
-
-} // namespace
+namespace {} // namespace
 
 http_connection::http_connection(int port) : port_(port) {
   connect();
