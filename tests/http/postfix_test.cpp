@@ -1,0 +1,229 @@
+// SMTP probing against a real MTA: Debian's Postfix, run privately on
+// loopback by scripts/lib/test-postfix.sh (virtual mailboxes alice, bob and
+// carol at postfix.test; every local part at catchall.postfix.test; relay
+// refused elsewhere). Skipped in test_http: ctest runs this suite as
+// test_http_postfix, registered only when MAILASSAY_TEST_POSTFIX
+// ("address:port") was set at configure time.
+
+#include "tests/http/fixtures.hpp"
+#include "tests/peers/dns_peer.hpp"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace mailassay::testing;
+using mailassay::tests::peers::dns_peer;
+
+namespace {
+
+/// Where the private Postfix listens.
+struct postfix_address {
+  std::string ip;
+  std::string port;
+};
+
+postfix_address postfix_under_test() {
+  const char* value = std::getenv("MAILASSAY_TEST_POSTFIX");
+  REQUIRE_MESSAGE(value != nullptr,
+                  "MAILASSAY_TEST_POSTFIX is not set: run "
+                  "scripts/lib/test-postfix.sh and export its last line");
+  std::string s = value;
+  auto colon = s.rfind(':');
+  REQUIRE_MESSAGE(colon != std::string::npos, s);
+  postfix_address out{s.substr(0, colon), s.substr(colon + 1)};
+  // Tests never leave the machine.
+  REQUIRE_MESSAGE(out.ip.rfind("127.", 0) == 0, s);
+  return out;
+}
+
+struct postfix_env {
+  postfix_address mta = postfix_under_test();
+  dns_peer dns;
+  std::unique_ptr<server_process> srv;
+  std::unique_ptr<api> a;
+  std::string jwt;
+  std::string key;
+
+  explicit postfix_env(std::map<std::string, std::string> extra = {}) {
+    dns.load_zone("mx.postfix.test A " + mta.ip + R"(
+postfix.test MX 10 mx.postfix.test
+catchall.postfix.test MX 10 mx.postfix.test
+elsewhere.test MX 10 mx.postfix.test
+)");
+    // The service's default politeness (4 sessions, 2 connections per
+    // second per MX host) is kept: this is how it meets real servers.
+    std::map<std::string, std::string> env{
+        {"MAILASSAY_DNS_SERVERS", dns.server()},
+        {"MAILASSAY_DNS_TIMEOUT_MS", "500"},
+        {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
+        {"MAILASSAY_RISK_DATA_DIR",
+         std::string{std::getenv("MAILASSAY_SOURCE_DIR")} + "/data/risk"},
+        {"MAILASSAY_SMTP_HELO", "probe.example.io"},
+        {"MAILASSAY_SMTP_MAIL_FROM", "verify@example.io"},
+        {"MAILASSAY_SMTP_PORT", mta.port},
+        {"MAILASSAY_SMTP_ALLOW_PRIVATE_TARGETS", "127.0.0.0/8"},
+        {"MAILASSAY_SMTP_TLS", "opportunistic"},
+        {"MAILASSAY_BATCH_POLL_MS", "100"},
+        {"MAILASSAY_LIMITS_IP_PER_MINUTE", "100000"}};
+    for (auto& [k, v] : extra)
+      env[k] = v;
+    srv = std::make_unique<server_process>(env);
+    a = std::make_unique<api>(api{*srv});
+    jwt = a->signup("P", unique_email("p"))["accessToken"].get<std::string>();
+    key = a->create_key(jwt,
+                        {{"name", "smtp"}, {"config", {{"smtp", true}}}})["key"]
+              .get<std::string>();
+  }
+
+  json validate(const std::string& email) {
+    auto r =
+        a->post("/v2/email/validate",
+                {{"email", email}, {"smtp", true}, {"timeout", 20000}}, key);
+    REQUIRE_MESSAGE(r.status == 200, r.body);
+    return json::parse(r.body);
+  }
+};
+
+} // namespace
+
+TEST_SUITE("http.postfix" * doctest::skip()) {
+  TEST_CASE("a virtual mailbox Postfix knows is valid, and the domain is not "
+            "a catch-all") {
+    postfix_env env;
+    for (auto email : {"alice@postfix.test", "Bob@postfix.test"}) {
+      CAPTURE(email);
+      auto b = env.validate(email);
+      CHECK_MESSAGE(b["status"] == "valid", b.dump());
+      CHECK(b["reason"] == "accepted_email");
+      CHECK(b["smtp"]["checked"] == true);
+      CHECK(b["smtp"]["deliverable"] == true);
+      CHECK(b["smtp"]["code"] == 250);
+      CHECK(b["smtp"]["host"] == "mx.postfix.test");
+      // The random probe got Postfix's 550 5.1.1: not a catch-all.
+      CHECK(b["smtp"]["catchAll"] == false);
+      CHECK(b["smtp"]["greylisted"] == false);
+      CHECK(b["creditsUsed"] == 1);
+    }
+  }
+
+  TEST_CASE("with TLS required the probe runs over Postfix's STARTTLS") {
+    // Postfix offers STARTTLS with a self-signed certificate (not verified by
+    // default); a failed handshake would fail the host: unknown.
+    postfix_env env{{{"MAILASSAY_SMTP_TLS", "required"}}};
+    auto ok = env.validate("carol@postfix.test");
+    CHECK_MESSAGE(ok["status"] == "valid", ok.dump());
+    CHECK(ok["smtp"]["code"] == 250);
+    auto gone = env.validate("nobody@postfix.test");
+    CHECK_MESSAGE(gone["status"] == "invalid", gone.dump());
+    CHECK(gone["smtp"]["enhancedCode"] == "5.1.1");
+  }
+
+  TEST_CASE("an unknown user gets Postfix's 550 5.1.1 and is invalid") {
+    postfix_env env;
+    auto b = env.validate("nobody@postfix.test");
+    CHECK_MESSAGE(b["status"] == "invalid", b.dump());
+    CHECK(b["reason"] == "rejected_email");
+    CHECK(b["smtp"]["checked"] == true);
+    CHECK(b["smtp"]["deliverable"] == false);
+    CHECK(b["smtp"]["code"] == 550);
+    CHECK(b["smtp"]["enhancedCode"] == "5.1.1");
+    CHECK(b["smtp"]["message"].get<std::string>().find(
+              "User unknown in virtual mailbox table") != std::string::npos);
+    CHECK(b["smtp"]["host"] == "mx.postfix.test");
+    CHECK(b["smtp"]["catchAll"] == false);
+    CHECK(b["creditsUsed"] == 1);
+  }
+
+  TEST_CASE("a domain with an @domain virtual alias is a catch-all: risky") {
+    postfix_env env;
+    auto b = env.validate("whoever@catchall.postfix.test");
+    CHECK_MESSAGE(b["status"] == "risky", b.dump());
+    CHECK(b["smtp"]["checked"] == true);
+    CHECK(b["smtp"]["code"] == 250);
+    CHECK(b["smtp"]["catchAll"] == true);
+    CHECK(b["smtp"]["host"] == "mx.postfix.test");
+  }
+
+  TEST_CASE("Postfix refusing to relay for a domain it does not serve is "
+            "unknown, never invalid") {
+    postfix_env env;
+    auto b = env.validate("ann@elsewhere.test");
+    CHECK_MESSAGE(b["status"] == "unknown", b.dump());
+    CHECK(b["smtp"]["code"] == 554);
+    CHECK(b["smtp"]["enhancedCode"] == "5.7.1");
+    CHECK(b["smtp"]["deliverable"].is_null());
+  }
+
+  TEST_CASE("concurrent validations of one domain each get their own "
+            "verdict") {
+    postfix_env env;
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"alice@postfix.test", "valid"},
+        {"bob@postfix.test", "valid"},
+        {"carol@postfix.test", "valid"},
+        {"dave@postfix.test", "invalid"},
+        {"erin@postfix.test", "invalid"},
+        {"frank@postfix.test", "invalid"},
+        {"x1@catchall.postfix.test", "risky"},
+        {"x2@catchall.postfix.test", "risky"}};
+    std::vector<std::string> got(cases.size());
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      threads.emplace_back([&, i] {
+        auto r = env.a->post(
+            "/v2/email/validate",
+            {{"email", cases[i].first}, {"smtp", true}, {"timeout", 20000}},
+            env.key);
+        got[i] = r.status == 200
+                     ? json::parse(r.body)["status"].get<std::string>()
+                     : "http " + std::to_string(r.status);
+      });
+    for (auto& t : threads)
+      t.join();
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      CAPTURE(cases[i].first);
+      CHECK(got[i] == cases[i].second);
+    }
+  }
+
+  TEST_CASE("an SMTP batch of one domain gets every verdict right") {
+    postfix_env env;
+    std::string csv = "email\nalice@postfix.test\nbob@postfix.test\n"
+                      "carol@postfix.test\nghost@postfix.test\n"
+                      "nemo@postfix.test\nany@catchall.postfix.test\n";
+    auto up = env.a->call(
+        "POST", "/v2/batch/upload?smtp=true", "", csv,
+        {{"Authorization", "Bearer " + env.key}, {"Content-Type", "text/csv"}});
+    REQUIRE_MESSAGE(up.status == 201, up.body);
+    auto id = json::parse(up.body)["id"].get<std::string>();
+    json done;
+    for (int i = 0; i < 400; ++i) {
+      done = json::parse(env.a->call("GET", "/v2/batch/" + id, env.key).body);
+      if (done["status"] == "completed")
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    REQUIRE_MESSAGE(done["status"] == "completed", done.dump());
+    CHECK(done["counts"]["valid"] == 3);
+    CHECK(done["counts"]["invalid"] == 2);
+    CHECK(done["counts"]["risky"] == 1);
+    CHECK(done["creditsUsed"] == 6);
+    auto res =
+        env.a->call("GET", "/v2/batch/" + id + "/results?format=json", env.key);
+    REQUIRE(res.status == 200);
+    std::set<std::string> invalid;
+    auto results = json::parse(res.body);
+    for (auto& r : results["results"])
+      if (r["status"] == "invalid")
+        invalid.insert(r["email"].get<std::string>());
+    const std::set<std::string> unknown_users{"ghost@postfix.test",
+                                              "nemo@postfix.test"};
+    CHECK_MESSAGE(invalid == unknown_users, res.body);
+  }
+}
