@@ -566,6 +566,12 @@ bool run_throughput(const options& o, caf::actor_system& sys) {
               refused_first);
   std::printf("| catch-all answered from the cache | %llu probe calls |\n",
               static_cast<unsigned long long>(pc.catch_all_hits.load()));
+  std::printf("| catch-all single flight: sessions asked to probe / probe "
+              "calls that waited for another's verdict | %llu / %llu "
+              "(target: probe RCPTs <= %zu domains) |\n",
+              static_cast<unsigned long long>(pc.catch_all_probes.load()),
+              static_cast<unsigned long long>(pc.catch_all_waits.load()),
+              o.domains);
   std::printf("| most dialogues at once on one peer | %zu |\n", peak);
   std::printf("| DNS queries: domains (MX) / MX hosts (A+AAAA) | %zu / %zu "
               "|\n",

@@ -211,7 +211,7 @@ struct dns_resolver::impl {
   };
 
   explicit impl(dns_resolver_config cfg)
-      : config(std::move(cfg)), routes(config.cache) {}
+      : config(std::move(cfg)), routes(config.cache), hosts(config.cache) {}
 
   ~impl() {
     if (thread.joinable()) {
@@ -341,6 +341,57 @@ struct dns_resolver::impl {
       call_safely(w, result);
   }
 
+  void host(std::string host_name, route_callback callback) {
+    auto name = core::dns::normalize_name(host_name);
+    std::optional<mail_route> hit;
+    bool start = false;
+    {
+      std::lock_guard guard{cache_mutex};
+      auto found = hosts.find(name, now());
+      if (found.status == core::dns::cache_status::hit)
+        hit = std::move(found.route);
+      else
+        start = hosts.begin(name, std::move(callback));
+    }
+    if (hit) {
+      deliver([cb = std::move(callback), r = std::move(*hit)]() mutable {
+        call_safely(cb, std::move(r));
+      });
+      return;
+    }
+    if (!start)
+      return;
+    struct pair_state {
+      std::optional<lookup_result> a, aaaa;
+    };
+    auto state = std::make_shared<pair_state>();
+    auto done = [this, name, state] {
+      if (!state->a || !state->aaaa)
+        return;
+      // A host's addresses read like an implicit MX: same TTL rules.
+      lookup_result no_mx;
+      no_mx.code = rcode::nodata;
+      auto r = core::dns::interpret(
+          name, no_mx,
+          core::dns::merge_address_answers(*state->a, *state->aaaa));
+      std::vector<route_callback> waiters;
+      {
+        std::lock_guard guard{cache_mutex};
+        waiters = hosts.complete(name, r, now());
+      }
+      for (auto& w : waiters)
+        call_safely(w, r);
+    };
+    submit({name, record_type::a, [state, done](lookup_result r) {
+              state->a = std::move(r);
+              done();
+            }});
+    submit({name, record_type::aaaa, [state, done](lookup_result r) {
+              state->aaaa = std::move(r);
+              done();
+            }});
+  }
+
   static void on_answer(void* arg, int status, int, unsigned char* abuf,
                         int alen) {
     std::unique_ptr<query> q{static_cast<query*>(arg)};
@@ -464,6 +515,7 @@ struct dns_resolver::impl {
 
   mutable std::mutex cache_mutex;
   core::dns::cache<route_callback> routes;
+  core::dns::cache<route_callback> hosts; ///< MX host addresses.
 
   std::atomic<std::uint64_t> queries_sent{0};
   std::atomic<std::uint64_t> answers{0};
@@ -540,6 +592,10 @@ void dns_resolver::resolve(std::string name, core::dns::record_type type,
 void dns_resolver::resolve_mail_route(std::string domain,
                                       route_callback callback) {
   impl_->route(std::move(domain), std::move(callback));
+}
+
+void dns_resolver::resolve_host(std::string host, route_callback callback) {
+  impl_->host(std::move(host), std::move(callback));
 }
 
 std::optional<core::dns::mail_route>

@@ -90,6 +90,13 @@ public:
   /// TTL runs out.
   void resolve_mail_route(std::string domain, route_callback callback);
 
+  /// Resolves the A and AAAA records of a host name (an MX host) through a
+  /// cache of its own with the same TTL rules and single flight as the
+  /// routes: concurrent calls for one name share one query pair. Answers a
+  /// route of kind implicit_mx whose `addresses` are the host's (A first),
+  /// or no_mx (no address), invalid_domain (NXDOMAIN), dns_error.
+  void resolve_host(std::string host, route_callback callback);
+
   /// Returns the cached route of `domain` when fresh, without querying; lets
   /// a caller skip a thread hop on the hot path.
   std::optional<core::dns::mail_route> cached_route(std::string_view domain);

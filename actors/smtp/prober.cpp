@@ -43,6 +43,12 @@ struct probe_state {
   std::size_t lookups = 0; ///< DNS answers still awaited.
   std::vector<std::string> blocked;
   std::optional<bool> cached_catch_all;
+  /// The catch-all verdict another probe of the domain learnt meanwhile.
+  std::optional<bool> shared_catch_all;
+  /// The verdict this probe last gave the others (and the cache).
+  std::optional<bool> announced;
+  /// Addresses decided, waiting for another probe's catch-all verdict.
+  bool parked = false;
   std::optional<probe_plan> plan;
   core::smtp::probe_step step; ///< The session asked for.
   bool gated = false;          ///< Waiting for a host slot.
@@ -60,6 +66,8 @@ struct prober_state {
   std::unique_ptr<core::smtp::catch_all_cache> cache;
   std::unordered_map<std::uint64_t, probe_state> probes;
   std::unordered_map<std::string, std::deque<std::uint64_t>> queues;
+  /// Domain -> the probe whose session carries its catch-all probe now.
+  std::unordered_map<std::string, std::uint64_t> flights;
   std::uint64_t next_id = 0;
   bool stopped = false;
   static inline const char* name = "smtp_prober";
@@ -69,6 +77,12 @@ using self_ptr = prober_actor::stateful_pointer<prober_state>;
 
 millis now_ms(steady::time_point t) {
   return std::chrono::duration_cast<millis>(t.time_since_epoch());
+}
+
+// Rounded up, so that step time-outs derived from it never end a session
+// before the probe's deadline.
+millis deadline_ms(steady::time_point t) {
+  return std::chrono::ceil<millis>(t.time_since_epoch());
 }
 
 // A delay for delayed_send: never negative.
@@ -82,13 +96,88 @@ std::string random_local_part() {
 
 void advance(self_ptr self, std::uint64_t id);
 
-void complete(self_ptr self, std::uint64_t id, std::string failure = {}) {
+void complete(self_ptr self, std::uint64_t id, std::string failure = {},
+              bool may_park = true);
+
+// The probe's catch-all verdict: its own (cached or learnt) or one another
+// probe of the domain learnt; a false on either side wins (a mailbox was
+// refused as unknown).
+std::optional<bool> verdict_of(const probe_state& p) {
+  auto own = p.plan ? p.plan->catch_all() : p.cached_catch_all;
+  if (own == false || p.shared_catch_all == false)
+    return false;
+  return own ? own : p.shared_catch_all;
+}
+
+bool flight_by_other(const prober_state& st, const std::string& domain,
+                     std::uint64_t id) {
+  auto f = st.flights.find(domain);
+  return f != st.flights.end() && f->second != id;
+}
+
+// A flight of `domain` ended or a verdict landed: parked probes of the
+// domain finish now unless another flight still runs.
+void settle_parked(self_ptr self, const std::string& domain) {
+  std::vector<std::uint64_t> ids;
+  for (auto& [id, q] : self->state.probes)
+    if (q.parked && q.request.domain == domain)
+      ids.push_back(id);
+  for (auto id : ids)
+    complete(self, id);
+}
+
+// Ends `id`'s flight of `domain`, if it holds it.
+void release_flight(self_ptr self, const std::string& domain,
+                    std::uint64_t id) {
+  auto& st = self->state;
+  auto f = st.flights.find(domain);
+  if (f == st.flights.end() || f->second != id)
+    return;
+  st.flights.erase(f);
+  settle_parked(self, domain);
+}
+
+// After a session of `id`: a verdict it learnt goes to the cache and to
+// every other probe of the domain; its flight (if any) ends.
+void share_verdict(self_ptr self, std::uint64_t id) {
+  auto& st = self->state;
+  auto& p = st.probes.at(id);
+  auto domain = p.request.domain;
+  auto own = p.plan->catch_all();
+  if (own && p.plan->catch_all_learnt() && own != p.announced) {
+    p.announced = own;
+    st.cache->store(domain, *own, now_ms(steady::now()));
+    for (auto& [other, q] : st.probes)
+      if (other != id && q.request.domain == domain &&
+          q.shared_catch_all != false)
+        q.shared_catch_all = own;
+    settle_parked(self, domain);
+  }
+  release_flight(self, domain, id);
+}
+
+void complete(self_ptr self, std::uint64_t id, std::string failure,
+              bool may_park) {
   auto& st = self->state;
   auto it = st.probes.find(id);
   if (it == st.probes.end())
     return;
+  {
+    auto& q = it->second;
+    // Single flight: another probe is asking the domain's catch-all
+    // question; wait for its answer rather than ask it again.
+    if (may_park && failure.empty() && q.plan && !verdict_of(q) &&
+        flight_by_other(st, q.request.domain, id) &&
+        steady::now() < q.deadline) {
+      if (!q.parked)
+        ++st.counters->catch_all_waits;
+      q.parked = true;
+      return;
+    }
+  }
   auto p = std::move(it->second);
   st.probes.erase(it);
+  release_flight(self, p.request.domain, id);
   --st.counters->active_probes;
   if (p.gated)
     --st.counters->queued;
@@ -100,8 +189,10 @@ void complete(self_ptr self, std::uint64_t id, std::string failure = {}) {
       std::chrono::duration_cast<std::chrono::milliseconds>(now - p.started);
   if (p.plan) {
     r.addresses = p.plan->outcomes();
-    r.catch_all = p.plan->catch_all();
-    r.catch_all_cached = p.cached_catch_all.has_value();
+    r.catch_all = verdict_of(p);
+    r.catch_all_cached = r.catch_all && !p.plan->catch_all_learnt();
+    for (auto& o : r.addresses)
+      o.catch_all = r.catch_all;
     r.sessions = p.plan->sessions();
     r.failure = failure.empty() ? std::string{p.plan->failure()} : failure;
     // Out of time before a server was asked (queued for a busy host).
@@ -109,8 +200,6 @@ void complete(self_ptr self, std::uint64_t id, std::string failure = {}) {
       for (auto& o : r.addresses)
         if (o.rcpt.verdict == core::smtp::rcpt_verdict::not_attempted)
           o.timed_out = true;
-    if (p.plan->catch_all_learnt() && r.catch_all)
-      st.cache->store(p.request.domain, *r.catch_all, now_ms(now));
   } else {
     r.failure = failure;
     r.catch_all = p.cached_catch_all;
@@ -158,10 +247,20 @@ void plan_probe(self_ptr self, std::uint64_t id) {
   settings.min_step = st.config.min_step;
   settings.max_step = st.config.max_step;
   settings.tls = st.config.tls;
+  // The caller parks deferred addresses itself (batch): no waiting here.
+  if (!p.request.retry_deferrals)
+    settings.retry_delays.clear();
   auto now = steady::now();
+  // The verdict may have landed while the MX hosts were being resolved.
+  if (!p.cached_catch_all) {
+    p.cached_catch_all = st.cache->find(p.request.domain, now_ms(now));
+    if (p.cached_catch_all)
+      ++st.counters->catch_all_hits;
+  }
+  auto known = p.cached_catch_all ? p.cached_catch_all : p.shared_catch_all;
   p.plan.emplace(p.request.addresses, std::move(targets), p.blocked.size(),
-                 std::move(settings), now_ms(now), now_ms(p.deadline),
-                 p.cached_catch_all);
+                 std::move(settings), now_ms(now), deadline_ms(p.deadline),
+                 known);
   advance(self, id);
 }
 
@@ -262,6 +361,9 @@ void advance(self_ptr self, std::uint64_t id) {
   if (p.in_session || p.gated || !p.plan)
     return;
   auto now = steady::now();
+  // One session per domain carries the catch-all probe at a time.
+  p.plan->allow_catch_all_probe(!p.shared_catch_all &&
+                                !flight_by_other(st, p.request.domain, id));
   auto step = p.plan->next(now_ms(now));
   switch (step.kind) {
     case step_kind::finished: complete(self, id); return;
@@ -271,6 +373,10 @@ void advance(self_ptr self, std::uint64_t id) {
                          probe_wake{id, ++p.gen});
       return;
     case step_kind::session:
+      if (step.catch_all_probe) {
+        st.flights[p.request.domain] = id;
+        ++st.counters->catch_all_probes;
+      }
       p.step = std::move(step);
       try_start(self, id);
       return;
@@ -320,7 +426,7 @@ void on_job(self_ptr self, probe_job& job) {
     if (auto ip = core::limits::parse_ip(h.name))
       (ip->v4 ? h.v4 : h.v6).push_back(h.name); // an IP literal as MX
     else
-      p.lookups += 2;
+      ++p.lookups;
     p.hosts.push_back(std::move(h));
   }
   if (p.lookups == 0)
@@ -329,22 +435,17 @@ void on_job(self_ptr self, probe_job& job) {
   for (std::size_t i = 0; i < p.hosts.size(); ++i) {
     if (!p.hosts[i].v4.empty() || !p.hosts[i].v6.empty())
       continue;
-    for (bool v6 : {false, true}) {
-      auto reply = [actor, id, i, v6](core::dns::lookup_result r) {
-        caf::anon_send(actor, probe_dns_answer{id, i, v6, std::move(r)});
-      };
-      if (!st.resolver) {
-        core::dns::lookup_result none;
-        none.code = core::dns::rcode::other_error;
-        self->send(self, probe_dns_answer{id, i, v6, std::move(none)});
-        continue;
-      }
-      auto name = p.hosts[i].name;
-      st.resolver->resolve(std::move(name),
-                           v6 ? core::dns::record_type::aaaa
-                              : core::dns::record_type::a,
-                           std::move(reply));
+    if (!st.resolver) {
+      self->send(self, probe_dns_answer{id, i, core::dns::mail_route{}});
+      continue;
     }
+    // Through the resolver's host cache: a batch of many probes at one MX
+    // host asks its A and AAAA once per TTL, not once per probe.
+    auto name = p.hosts[i].name;
+    st.resolver->resolve_host(
+        std::move(name), [actor, id, i](core::dns::mail_route r) {
+          caf::anon_send(actor, probe_dns_answer{id, i, std::move(r)});
+        });
   }
 }
 
@@ -375,8 +476,10 @@ prober_behavior(self_ptr self, prober_config config,
           return;
         auto& p = it->second;
         auto& h = p.hosts[a.host];
-        if (a.answer.code == core::dns::rcode::ok)
-          (a.v6 ? h.v6 : h.v4) = std::move(a.answer.addresses);
+        if (a.answer.kind == core::dns::route_kind::implicit_mx)
+          for (auto& address : a.answer.addresses)
+            (address.find(':') == std::string::npos ? h.v4 : h.v6)
+                .push_back(std::move(address));
         if (--p.lookups == 0)
           plan_probe(self, a.probe);
       },
@@ -391,6 +494,7 @@ prober_behavior(self_ptr self, prober_config config,
         st.limits->close(host, now_ms(now));
         p.in_session = false;
         p.plan->on_session(d.report, now_ms(now));
+        share_verdict(self, d.probe);
         advance(self, d.probe);
         pump(self, host);
       },
@@ -405,6 +509,9 @@ prober_behavior(self_ptr self, prober_config config,
             advance(self, w.probe);
           return;
         }
+        // Waited for another probe's catch-all verdict as long as allowed.
+        if (p.parked)
+          return complete(self, w.probe, {}, false);
         // The deadline: a session in flight ends by its own timer (the
         // client has the same deadline); anything else ends now.
         if (p.in_session)

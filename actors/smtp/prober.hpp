@@ -23,16 +23,27 @@
 //
 // Inside: one event-based actor orchestrates (DNS answers, per-host slots
 // and connection rates, greylisting retries as delayed messages, the
-// per-domain catch-all cache), `core::smtp::probe_plan` decides, and
-// `net::smtp_client` does the socket work on its own I/O thread. See
-// docs/smtp.md.
+// per-domain catch-all cache and its single flight), `core::smtp::probe_plan`
+// decides, and `net::smtp_client` does the socket work on its own I/O
+// thread. See docs/smtp.md.
 //
-//   probe_job ─> resolve MX hosts (A, AAAA) ─> address policy ─> plan
+//   probe_job ─> MX host addresses (resolver's host cache) ─> policy ─> plan
 //   plan.next: session ─> host slot? ─ no ─> queue (gate wake / close)
 //                 │ yes
 //                 v
 //            smtp_client.run ── session_done ─> plan.on_session ─> next
 //   plan.next: wait ─> delayed probe_wake      finished ─> done(result)
+//
+// Catch-all single flight, per domain without a cached verdict:
+//
+//   [free] ──a session asks for the probe──> [probing: owner = that probe]
+//      ^                                          │ its session ends
+//      │   verdict: cache it, give it to every    │
+//      └── probe of the domain; none: release ────┘
+//   Other probes of the domain run their sessions without the probe; one
+//   whose addresses are all decided while a flight is on waits ("parked",
+//   holding no host slot) for it to end, at most until its own deadline,
+//   and then reports the verdict, or null when none came.
 
 #include "core/base/expected.hpp"
 #include "core/dns/records.hpp"
@@ -128,6 +139,11 @@ struct probe_request {
   core::dns::mail_route route;
   /// Time from the call to the answer, DNS of the MX hosts included.
   std::chrono::milliseconds budget{10000};
+  /// Retry 4xx deferrals (greylisting, throttling) after the configured
+  /// delays. False: a deferred address is final at once (greylisted, one
+  /// attempt), so a batch can park it and submit it again later without
+  /// holding a slot meanwhile.
+  bool retry_deferrals = true;
 };
 
 /// What a probe found.
@@ -138,7 +154,8 @@ struct probe_result {
   std::vector<core::smtp::address_outcome> addresses;
   /// The domain's catch-all verdict; null when unknown.
   std::optional<bool> catch_all;
-  /// Whether `catch_all` came from the cache (no probe was sent).
+  /// Whether `catch_all` came from the cache or from another probe of the
+  /// domain (this probe learnt nothing about it).
   bool catch_all_cached = false;
   /// The sessions run, oldest first (host, address, how each ended).
   std::vector<core::smtp::session_log> sessions;
@@ -171,6 +188,11 @@ struct prober_counters {
   std::atomic<std::uint64_t> retries{0};        ///< Greylisting waits.
   std::atomic<std::uint64_t> blocked{0};        ///< MX addresses refused.
   std::atomic<std::uint64_t> catch_all_hits{0}; ///< Catch-all from cache.
+  /// Sessions asked to carry the catch-all probe (at most one per domain at
+  /// a time).
+  std::atomic<std::uint64_t> catch_all_probes{0};
+  /// Probes that waited for another probe's catch-all verdict.
+  std::atomic<std::uint64_t> catch_all_waits{0};
 };
 
 /// A probe and where its result goes.
@@ -179,12 +201,12 @@ struct probe_job {
   std::function<void(probe_result)> done;
 };
 
-/// An A or AAAA answer for one MX host of a probe (from the resolver).
+/// The addresses of one MX host of a probe (from the resolver's host
+/// cache: an implicit_mx route carries them, A first).
 struct probe_dns_answer {
   std::uint64_t probe = 0;
   std::size_t host = 0;
-  bool v6 = false;
-  core::dns::lookup_result answer;
+  core::dns::mail_route answer;
 };
 
 /// The end of a session of a probe (from the SMTP client).

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 
 namespace mailassay::actors::validation {
 
@@ -64,26 +65,26 @@ void validator::finish(request req, result r, clock_type::time_point started,
     pr.addresses = {r.address.local_part + "@" + r.address.ascii_domain};
     pr.route = *r.route;
     pr.budget = std::chrono::milliseconds(req.timeout_ms);
-    smtp_.prober->probe(std::move(pr),
-                        [this, started, prepaid = req.credits_prepaid,
-                         org = req.organization_id, r = std::move(r),
-                         done = std::move(done)](smtp::probe_result p) mutable {
-                          bool reached = false;
-                          if (!p.addresses.empty()) {
-                            record_outcome(r, p.addresses.front());
-                            reached = !p.addresses.front().host.empty();
-                          }
-                          conclude(r, started);
-                          if (reached)
-                            r.credits_used = 1;
-                          else if (!prepaid && smtp_.refund)
-                            return smtp_.refund(
-                              org, [r = std::move(r),
-                                    done = std::move(done)]() mutable {
-                                done(std::move(r));
-                              });
-                          done(std::move(r));
-                        });
+    pr.retry_deferrals = req.smtp_retry_deferrals;
+    smtp_.prober->probe(
+        std::move(pr), [this, started, prepaid = req.credits_prepaid,
+                        org = req.organization_id, r = std::move(r),
+                        done = std::move(done)](smtp::probe_result p) mutable {
+          bool reached = false;
+          if (!p.addresses.empty()) {
+            record_outcome(r, p.addresses.front());
+            reached = !p.addresses.front().host.empty();
+          }
+          conclude(r, started);
+          if (reached)
+            r.credits_used = 1;
+          else if (!prepaid && smtp_.refund)
+            return smtp_.refund(
+                org, [r = std::move(r), done = std::move(done)]() mutable {
+                  done(std::move(r));
+                });
+          done(std::move(r));
+        });
   };
   if (req.credits_prepaid || !smtp_.reserve)
     return probe(std::move(req), std::move(r), std::move(done));
@@ -117,8 +118,11 @@ void validator::validate_group(
     std::vector<result> results;
     bool smtp = false;
     std::int64_t timeout_ms = 0;
+    bool retry_deferrals = true;
   };
-  auto g = std::make_shared<group>();
+  // One probe per deferral policy: a request that must not wait for a
+  // greylisting retry cannot share a probe with one that may.
+  std::vector<std::shared_ptr<group>> groups;
   std::string domain;
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     result r;
@@ -137,43 +141,55 @@ void validator::validate_group(
       one_by_one(i, std::move(reqs[i]));
       continue;
     }
+    auto retry = reqs[i].smtp_retry_deferrals;
+    auto same = [retry](const auto& x) { return x->retry_deferrals == retry; };
+    auto found = std::find_if(groups.begin(), groups.end(), same);
+    if (found == groups.end()) {
+      groups.push_back(std::make_shared<group>());
+      groups.back()->retry_deferrals = retry;
+      found = std::prev(groups.end());
+    }
+    auto& g = *found;
     g->smtp = g->smtp || reqs[i].smtp;
     g->timeout_ms = std::max(g->timeout_ms, reqs[i].timeout_ms);
     g->index.push_back(i);
     g->results.push_back(std::move(r));
   }
-  if (g->index.empty())
+  if (groups.empty())
     return;
-  auto routed = [this, g, done, started](core::dns::mail_route route) {
-    for (auto& r : g->results)
-      r.route = route;
-    if (!g->smtp || !probeable(g->results.front())) {
-      for (std::size_t k = 0; k < g->results.size(); ++k) {
-        conclude(g->results[k], started);
-        done(g->index[k], std::move(g->results[k]));
+  auto routed = [this, groups, done, started](core::dns::mail_route route) {
+    for (const auto& g : groups) {
+      for (auto& r : g->results)
+        r.route = route;
+      if (!g->smtp || !probeable(g->results.front())) {
+        for (std::size_t k = 0; k < g->results.size(); ++k) {
+          conclude(g->results[k], started);
+          done(g->index[k], std::move(g->results[k]));
+        }
+        continue;
       }
-      return;
+      smtp::probe_request pr;
+      pr.domain = g->results.front().address.ascii_domain;
+      for (auto& r : g->results)
+        pr.addresses.push_back(r.address.local_part + "@" +
+                               r.address.ascii_domain);
+      pr.route = route;
+      pr.budget = std::chrono::milliseconds(g->timeout_ms);
+      pr.retry_deferrals = g->retry_deferrals;
+      smtp_.prober->probe(
+          std::move(pr), [g, done, started](smtp::probe_result p) {
+            for (std::size_t k = 0; k < g->results.size(); ++k) {
+              auto& r = g->results[k];
+              if (k < p.addresses.size()) {
+                record_outcome(r, p.addresses[k]);
+                if (!p.addresses[k].host.empty())
+                  r.credits_used = 1;
+              }
+              conclude(r, started);
+              done(g->index[k], std::move(r));
+            }
+          });
     }
-    smtp::probe_request pr;
-    pr.domain = g->results.front().address.ascii_domain;
-    for (auto& r : g->results)
-      pr.addresses.push_back(r.address.local_part + "@" +
-                             r.address.ascii_domain);
-    pr.route = route;
-    pr.budget = std::chrono::milliseconds(g->timeout_ms);
-    smtp_.prober->probe(std::move(pr),
-                        [g, done, started](smtp::probe_result p) {
-                          for (std::size_t k = 0; k < g->results.size(); ++k) {
-                            auto& r = g->results[k];
-                            if (k < p.addresses.size()) {
-                              record_outcome(r, p.addresses[k]);
-                              if (!p.addresses[k].host.empty())
-                                r.credits_used = 1;
-                            }
-                            conclude(r, started);
-                            done(g->index[k], std::move(r));
-                          }
-                        });
   };
   if (auto cached = resolver_->cached_route(domain))
     return routed(std::move(*cached));

@@ -34,6 +34,10 @@ struct request {
   /// The credit was reserved already (batch jobs reserve at upload): no
   /// reservation, no refund; `result::credits_used` says what was used.
   bool credits_prepaid = false;
+  /// Wait for and retry 4xx deferrals (greylisting, throttling) inside the
+  /// probe. False: a deferred address comes back at once as greylisted
+  /// (unknown, one attempt), for a batch that parks and re-submits it.
+  bool smtp_retry_deferrals = true;
 };
 
 /// What the SMTP probe reported beyond the verdict's facts.
@@ -75,7 +79,7 @@ struct smtp_stage {
   /// answer never precedes the balance it reports.
   std::function<void(const std::string& organization_id,
                      std::function<void()> then)>
-    refund;
+      refund;
 };
 
 /// The validation pipeline: syntax -> free checks -> DNS -> SMTP -> verdict.
@@ -92,9 +96,9 @@ public:
 
   /// Validates addresses at one domain whose SMTP credits are prepaid (a
   /// batch group): one DNS lookup and, when SMTP is asked, one probe whose
-  /// sessions carry several RCPTs. Calls `done(index, result)` once per
-  /// request; requests whose domain differs from the first valid one are
-  /// validated one by one.
+  /// sessions carry several RCPTs (one probe per `smtp_retry_deferrals`
+  /// value). Calls `done(index, result)` once per request; requests whose
+  /// domain differs from the first valid one are validated one by one.
   void validate_group(std::vector<request> reqs,
                       std::function<void(std::size_t, result)> done) const;
 

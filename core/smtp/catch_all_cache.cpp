@@ -18,6 +18,14 @@ void catch_all_cache::store(std::string_view domain, bool catch_all,
   if (max_entries_ == 0 || ttl_.count() <= 0)
     return;
   std::string key{domain};
+  // A domain that refused a mailbox as unknown is not a catch-all: a true
+  // learnt meanwhile (e.g. from a random address) does not replace it.
+  if (catch_all) {
+    auto it = entries_.find(key);
+    if (it != entries_.end() && !it->second.catch_all &&
+        it->second.expires > now)
+      return;
+  }
   if (entries_.size() >= max_entries_ && !entries_.contains(key)) {
     std::erase_if(entries_,
                   [&](const auto& kv) { return kv.second.expires <= now; });

@@ -24,7 +24,8 @@ public:
   /// `now`.
   std::optional<bool> find(std::string_view domain, limits::millis now) const;
 
-  /// Stores `catch_all` for `domain` at `now`.
+  /// Stores `catch_all` for `domain` at `now`; a true does not replace a
+  /// fresh false (false is definitive, see core/smtp/session.hpp).
   void store(std::string_view domain, bool catch_all, limits::millis now);
 
   /// Returns the number of domains held (fresh or not).

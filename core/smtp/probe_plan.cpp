@@ -144,7 +144,7 @@ probe_step probe_plan::next(millis now) {
   step.kind = step_kind::session;
   step.target = target;
   step.step_timeout = std::clamp(share, floor, std::max(floor, ceiling));
-  step.catch_all_probe = !catch_all_ && !probe_done_;
+  step.catch_all_probe = !catch_all_ && !probe_done_ && probe_allowed_;
   step.tls = settings_.tls;
   if (standing_[target].tls_failed && step.tls == tls_policy::opportunistic)
     step.tls = tls_policy::never;
@@ -187,7 +187,12 @@ void probe_plan::on_session(const session_report& report, millis now) {
     standing.tls_failed = true;
     progress = true;
   }
-  if (r.catch_all && !catch_all_) {
+  // A mailbox refused as unknown is definitive: false wins over a true
+  // (cached or probed), and nothing turns a false back.
+  if (r.catch_all == false && catch_all_ != false) {
+    catch_all_ = false;
+    learnt_ = true;
+  } else if (r.catch_all && !catch_all_) {
     catch_all_ = r.catch_all;
     learnt_ = true;
   }

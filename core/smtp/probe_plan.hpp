@@ -78,7 +78,8 @@ struct session_report {
 /// How a probe is planned.
 struct probe_settings {
   /// Delays before asking a greylisted (4xx) address again, in order; one
-  /// retry per entry while the budget allows.
+  /// retry per entry while the budget allows. Empty: a deferral is final at
+  /// once (greylisted), for callers that park the address themselves.
   std::vector<limits::millis> retry_delays{
       limits::millis{5000}, limits::millis{15000}, limits::millis{45000}};
   /// Most addresses asked in one session.
@@ -201,7 +202,13 @@ public:
   std::optional<bool> catch_all() const { return catch_all_; }
 
   /// Returns whether this probe learnt the catch-all verdict (to cache it).
+  /// A session that refused a mailbox as unknown makes the verdict false
+  /// even over a known true.
   bool catch_all_learnt() const { return learnt_; }
+
+  /// Lets the next sessions carry the catch-all probe or not (the driver
+  /// allows one probing session per domain at a time); allowed by default.
+  void allow_catch_all_probe(bool allowed) { probe_allowed_ = allowed; }
 
   /// Returns the sessions run, oldest first.
   const std::vector<session_log>& sessions() const { return log_; }
@@ -245,6 +252,7 @@ private:
   std::optional<bool> catch_all_;
   bool learnt_ = false;
   bool probe_done_ = false;
+  bool probe_allowed_ = true;
   /// After a 452 mid-session: one address per session.
   bool one_per_session_ = false;
   /// The last failed session or connection ended in a time-out.

@@ -304,10 +304,13 @@ action session::on_rcpt(const reply& r) {
     return fail(session_failure::server_closing, &r, {}, false);
   if (verdict == rcpt_verdict::too_many_recipients)
     return quit();
-  if (verdict == rcpt_verdict::no_such_user && !result_.catch_all)
-    // The domain refuses at least one address: not a catch-all.
+  if (verdict == rcpt_verdict::no_such_user)
+    // The domain refuses a real mailbox as unknown: not a catch-all,
+    // whatever a random address got.
     result_.catch_all = false;
-  if (verdict == rcpt_verdict::accepted && !probed_ && !probe_.empty()) {
+  // A definitive false needs no probe, and a probe must not overwrite it.
+  if (verdict == rcpt_verdict::accepted && !probed_ && !probe_.empty() &&
+      !result_.catch_all.has_value()) {
     probed_ = true;
     ++result_.rcpt_sent;
     return send(session_state::rcpt_probe, "RCPT TO:<" + probe_ + ">");
@@ -317,10 +320,14 @@ action session::on_rcpt(const reply& r) {
 
 action session::on_probe(const reply& r) {
   auto c = classify_rcpt(r);
-  if (c.verdict == rcpt_verdict::accepted)
-    result_.catch_all = true;
-  else if (c.verdict == rcpt_verdict::no_such_user)
-    result_.catch_all = false;
+  // Only a probe with no verdict before it decides (see on_rcpt): a known
+  // false is never turned into true or null.
+  if (!result_.catch_all.has_value()) {
+    if (c.verdict == rcpt_verdict::accepted)
+      result_.catch_all = true;
+    else if (c.verdict == rcpt_verdict::no_such_user)
+      result_.catch_all = false;
+  }
   if (r.code == 421)
     return fail(session_failure::server_closing, &r, {}, false);
   if (c.verdict == rcpt_verdict::too_many_recipients) {

@@ -34,7 +34,8 @@
 //      | address left; QUIT (sender_rejected)
 //  [rcpt] --reply--> classify the address
 //      | 452 / x.5.3: QUIT; the rest not_attempted (retry in a new session)
-//      | first accepted address and a catch-all probe given:
+//      | 550 5.1.1 (no_such_user): catch_all = false, final for the session
+//      | first accepted address, a catch-all probe given, catch_all unknown:
 //      |     send RCPT TO:<probe> --> [rcpt_probe] --reply--> catch_all
 //      v
 //  more addresses: send RSET --> [rset] --250--> send MAIL FROM --> [mail]
@@ -173,7 +174,9 @@ struct session_result {
   bool tls = false;
   /// The server's extensions (all false after a HELO fallback).
   capabilities caps;
-  /// The catch-all probe's outcome (see `address_result::catch_all`).
+  /// The domain's catch-all verdict (see `address_result::catch_all`). A
+  /// mailbox refused as unknown makes it false, and no later reply in the
+  /// session changes a false.
   std::optional<bool> catch_all;
   /// One entry per requested address, in request order.
   std::vector<address_result> addresses;

@@ -1,4 +1,5 @@
 #include "actors/smtp/prober.hpp"
+#include "actors/validation/validator.hpp"
 #include "config/settings.hpp"
 #include "core/syntax/address.hpp"
 #include "core/validation/verdict.hpp"
@@ -10,6 +11,7 @@
 #include <caf/all.hpp>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <memory>
@@ -136,6 +138,21 @@ smtp_peer_options with(smtp_greeting g) {
   return o;
 }
 
+// RCPT commands the peer received for addresses outside `asked`: the
+// catch-all probes (random local parts).
+std::size_t probe_rcpts(const smtp_peer& peer,
+                        const std::vector<std::string>& asked) {
+  std::size_t n = 0;
+  for (const auto& line : peer.received()) {
+    if (line.rfind("RCPT TO:<", 0) != 0)
+      continue;
+    auto address = line.substr(9, line.find('>') - 9);
+    if (std::find(asked.begin(), asked.end(), address) == asked.end())
+      ++n;
+  }
+  return n;
+}
+
 core::validation::verdict decide(const std::string& email,
                                  const core::smtp::address_outcome& o) {
   core::syntax::options opts;
@@ -256,6 +273,204 @@ TEST_SUITE("actors.smtp.prober") {
     CHECK(second.addresses[0].catch_all == true);
     CHECK(peer.commands("RCPT") == 3); // no new probe RCPT
     CHECK(fx.p->counters().catch_all_hits == 1);
+  }
+
+  TEST_CASE("concurrent probes of one domain send one catch-all probe and "
+            "share its verdict") {
+    fixture fx;
+    smtp_peer_options o;
+    o.reply_delay = 20ms; // keeps the sessions overlapping
+    auto& peer = fx.mx("mx.flight.test", "127.0.0.120", o);
+    auto c = fx.config();
+    c.max_sessions_per_host = 0;
+    fx.start(c);
+    std::vector<std::string> asked;
+    std::vector<std::future<probe_result>> all;
+    for (int g = 0; g < 8; ++g) {
+      std::vector<std::string> group;
+      for (int k = 0; k < 3; ++k)
+        group.push_back("u" + std::to_string(g * 3 + k) + "@flight.test");
+      asked.insert(asked.end(), group.begin(), group.end());
+      all.push_back(
+          fx.start_probe("flight.test", group, {"mx.flight.test"}, 4000ms));
+    }
+    std::size_t cached = 0;
+    for (auto& f : all) {
+      REQUIRE(f.wait_for(8s) == std::future_status::ready);
+      auto r = f.get();
+      CHECK(r.catch_all == true);
+      cached += r.catch_all_cached ? 1 : 0;
+      for (const auto& a : r.addresses) {
+        CHECK(a.rcpt.verdict == rcpt_verdict::accepted);
+        CHECK(a.catch_all == true);
+      }
+    }
+    CHECK(peer.sessions() == 8); // the groups ran at once
+    CHECK(probe_rcpts(peer, asked) == 1);
+    CHECK(peer.commands("RCPT") == asked.size() + 1);
+    CHECK(fx.p->counters().catch_all_probes == 1);
+    CHECK(cached == 7); // every probe but the one that asked
+  }
+
+  TEST_CASE("a catch-all probe without an answer leaves the verdict null for "
+            "those waiting, and a later probe asks again") {
+    fixture fx;
+    smtp_peer_options o;
+    o.reply_delay = 20ms;
+    auto& peer = fx.mx("mx.noanswer.test", "127.0.0.121", o);
+    // Random local parts are letters and digits only: never "user-*".
+    peer.add_rule("user-*", smtp_rcpt_behaviour::accept);
+    // The random address is deferred: no verdict.
+    peer.set_default({"*", smtp_rcpt_behaviour::greylist, 60s, ""});
+    auto c = fx.config();
+    c.max_sessions_per_host = 0;
+    fx.start(c);
+    std::vector<std::string> asked;
+    std::vector<std::future<probe_result>> all;
+    for (int g = 0; g < 4; ++g) {
+      std::vector<std::string> group{"user-" + std::to_string(g) +
+                                     "@noanswer.test"};
+      asked.push_back(group.front());
+      all.push_back(
+          fx.start_probe("noanswer.test", group, {"mx.noanswer.test"}, 4000ms));
+    }
+    for (auto& f : all) {
+      REQUIRE(f.wait_for(8s) == std::future_status::ready);
+      auto r = f.get();
+      CHECK(r.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+      CHECK_FALSE(r.catch_all.has_value()); // null, never false
+      CHECK_FALSE(r.addresses[0].catch_all.has_value());
+    }
+    auto before = probe_rcpts(peer, asked);
+    CHECK(before >= 1);
+    auto again = fx.probe("noanswer.test", {"user-9@noanswer.test"},
+                          {"mx.noanswer.test"});
+    asked.push_back("user-9@noanswer.test");
+    CHECK_FALSE(again.catch_all.has_value());
+    CHECK(probe_rcpts(peer, asked) == before + 1);
+  }
+
+  TEST_CASE("a mailbox refused as unknown caches false over a cached true") {
+    fixture fx;
+    auto& peer = fx.mx("mx.turn.test", "127.0.0.122");
+    fx.start(fx.config());
+    auto first = fx.probe("turn.test", {"alice@turn.test"}, {"mx.turn.test"});
+    CHECK(first.catch_all == true);
+    peer.add_rule("ghost", smtp_rcpt_behaviour::no_such_user);
+    auto second = fx.probe("turn.test", {"ghost@turn.test", "bob@turn.test"},
+                           {"mx.turn.test"});
+    CHECK(second.addresses[0].rcpt.verdict == rcpt_verdict::no_such_user);
+    CHECK(second.catch_all == false);
+    CHECK(second.addresses[1].catch_all == false);
+    auto third = fx.probe("turn.test", {"carol@turn.test"}, {"mx.turn.test"});
+    CHECK(third.catch_all == false);
+    CHECK(third.catch_all_cached);
+    CHECK(peer.commands("RCPT") == 5); // one probe RCPT in all
+  }
+
+  TEST_CASE("resolves an MX host's addresses once for several probes") {
+    fixture fx;
+    fx.mx("mx.dnsonce.test", "127.0.0.123");
+    fx.start(fx.config());
+    auto a =
+        fx.start_probe("dnsonce.test", {"a@dnsonce.test"}, {"mx.dnsonce.test"});
+    auto b =
+        fx.start_probe("dnsonce.test", {"b@dnsonce.test"}, {"mx.dnsonce.test"});
+    REQUIRE(a.wait_for(5s) == std::future_status::ready);
+    REQUIRE(b.wait_for(5s) == std::future_status::ready);
+    auto c = fx.probe("dnsonce.test", {"c@dnsonce.test"}, {"mx.dnsonce.test"});
+    CHECK(a.get().addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(b.get().addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(c.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    using tests::peers::dns_type;
+    CHECK(fx.dns.queries("mx.dnsonce.test", dns_type::a) == 1);
+    CHECK(fx.dns.queries("mx.dnsonce.test", dns_type::aaaa) == 1);
+  }
+
+  TEST_CASE("with deferral retries off a greylisted address comes back at "
+            "once") {
+    fixture fx;
+    auto& peer = fx.mx("mx.park.test", "127.0.0.124");
+    peer.add_rule({"grey-*", smtp_rcpt_behaviour::greylist, 250ms, ""});
+    auto c = fx.config();
+    c.retry_delays = {1500ms, 1500ms};
+    fx.start(c);
+    probe_request req{"park.test",
+                      {"grey-1@park.test", "alice@park.test"},
+                      fixture::route({"mx.park.test"}),
+                      5000ms};
+    req.retry_deferrals = false;
+    std::promise<probe_result> done;
+    fx.p->probe(req, [&done](probe_result r) { done.set_value(std::move(r)); });
+    auto f = done.get_future();
+    REQUIRE(f.wait_for(5s) == std::future_status::ready);
+    auto r = f.get();
+    const auto& grey = r.addresses[0];
+    CHECK(grey.greylisted());
+    CHECK(grey.attempts == 1);
+    CHECK(grey.deferrals == 1);
+    CHECK_FALSE(grey.timed_out);
+    auto v = decide(grey.address, grey);
+    CHECK(v.state == core::validation::status::unknown);
+    CHECK(v.reason == "smtp_error"); // as when the retries run out
+    auto facts = actors::smtp::to_smtp_facts(grey);
+    CHECK(facts.greylisted);
+    CHECK(r.addresses[1].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(r.elapsed < 1000ms); // no retry delay spent
+    CHECK(fx.p->counters().retries == 0);
+    CHECK(peer.sessions() == 1);
+    // The same request with retries on waits and gets the mailbox's answer.
+    req.addresses = {"grey-2@park.test"};
+    req.retry_deferrals = true;
+    std::promise<probe_result> done2;
+    fx.p->probe(req,
+                [&done2](probe_result r) { done2.set_value(std::move(r)); });
+    auto f2 = done2.get_future();
+    REQUIRE(f2.wait_for(6s) == std::future_status::ready);
+    auto r2 = f2.get();
+    CHECK(r2.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(r2.addresses[0].attempts == 2);
+    CHECK(r2.elapsed >= 1500ms);
+  }
+
+  TEST_CASE("validate_group honours smtp_retry_deferrals per request") {
+    fixture fx;
+    auto& peer = fx.mx("mx.mixed.test", "127.0.0.125");
+    peer.add_rule({"grey-*", smtp_rcpt_behaviour::greylist, 250ms, ""});
+    fx.dns.add_mx("mixed.test", 10, "mx.mixed.test");
+    fx.start(fx.config());
+    std::shared_ptr<prober> shared{std::move(fx.p)};
+    core::syntax::options syntax;
+    syntax.allow_test_domains = true;
+    actors::validation::validator v{std::make_shared<const core::risk::lists>(),
+                                    fx.resolver, syntax};
+    v.enable_smtp({shared, nullptr, nullptr});
+    std::vector<actors::validation::request> reqs(2);
+    reqs[0].email = "grey-1@mixed.test";
+    reqs[0].smtp_retry_deferrals = false; // parked by the caller
+    reqs[1].email = "grey-2@mixed.test";
+    for (auto& r : reqs) {
+      r.smtp = true;
+      r.credits_prepaid = true;
+      r.timeout_ms = 4000;
+    }
+    std::vector<std::promise<actors::validation::result>> done(2);
+    v.validate_group(reqs,
+                     [&done](std::size_t i, actors::validation::result r) {
+                       done[i].set_value(std::move(r));
+                     });
+    auto parked = done[0].get_future();
+    auto waited = done[1].get_future();
+    REQUIRE(parked.wait_for(5s) == std::future_status::ready);
+    REQUIRE(waited.wait_for(5s) == std::future_status::ready);
+    auto a = parked.get();
+    auto b = waited.get();
+    CHECK(a.smtp.greylisted);
+    CHECK(a.smtp_reply.attempts == 1);
+    CHECK(a.verdict.state == core::validation::status::unknown);
+    CHECK(b.smtp.deliverable == true);
+    CHECK(b.smtp_reply.attempts == 2);
+    shared->stop();
   }
 
   TEST_CASE("a tarpit uses its budget while another probe completes") {

@@ -72,6 +72,20 @@ TEST_SUITE("core.smtp.catch_all_cache") {
     CHECK_FALSE(c.find("d.test", t + millis{1000}).has_value());
   }
 
+  TEST_CASE("keeps a fresh false against a later true") {
+    catch_all_cache c(millis{1000});
+    millis t{10};
+    c.store("d.test", false, t);
+    c.store("d.test", true, t + millis{500});
+    CHECK(c.find("d.test", t + millis{600}) == false);
+    // A false is never extended by the ignored true: it expires on time.
+    CHECK_FALSE(c.find("d.test", t + millis{1000}).has_value());
+    c.store("d.test", true, t + millis{1000});
+    CHECK(c.find("d.test", t + millis{1001}) == true);
+    c.store("d.test", false, t + millis{1002});
+    CHECK(c.find("d.test", t + millis{1003}) == false);
+  }
+
   TEST_CASE("stays within its bound") {
     catch_all_cache c(millis{1000}, 10);
     for (int i = 0; i < 100; ++i)

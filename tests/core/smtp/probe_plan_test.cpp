@@ -337,6 +337,73 @@ TEST_SUITE("core.smtp.probe_plan") {
     CHECK_FALSE(p.catch_all_learnt());
   }
 
+  TEST_CASE("a mailbox refused as unknown makes a cached true false") {
+    probe_plan p({"a@d.test", "b@d.test"}, targets(1), 0, settings(), t0,
+                 t0 + millis{10000}, true);
+    auto s = p.next(t0);
+    p.on_session(
+        ran(s,
+            {{rcpt_verdict::accepted, 250}, {rcpt_verdict::no_such_user, 550}},
+            session_failure::none, false),
+        t0);
+    CHECK(p.next(t0).kind == step_kind::finished);
+    CHECK(p.catch_all() == false);
+    CHECK(p.catch_all_learnt()); // so the cache entry becomes false too
+    for (const auto& o : p.outcomes())
+      CHECK(o.catch_all == false);
+  }
+
+  TEST_CASE("a later true never overwrites a learnt false") {
+    auto st = settings();
+    st.max_rcpts_per_session = 1;
+    probe_plan p({"a@d.test", "b@d.test"}, targets(1), 0, st, t0,
+                 t0 + millis{10000});
+    auto s = p.next(t0);
+    p.on_session(ran(s, {{rcpt_verdict::no_such_user, 550}},
+                     session_failure::none, false),
+                 t0);
+    auto s2 = p.next(t0);
+    REQUIRE(s2.kind == step_kind::session);
+    CHECK_FALSE(s2.catch_all_probe);
+    p.on_session(
+        ran(s2, {{rcpt_verdict::accepted, 250}}, session_failure::none, true),
+        t0);
+    CHECK(p.next(t0).kind == step_kind::finished);
+    CHECK(p.catch_all() == false);
+  }
+
+  TEST_CASE("asks no catch-all probe while the driver forbids it") {
+    probe_plan p({"a@d.test"}, targets(1), 0, settings(), t0,
+                 t0 + millis{10000});
+    p.allow_catch_all_probe(false);
+    auto s = p.next(t0);
+    REQUIRE(s.kind == step_kind::session);
+    CHECK_FALSE(s.catch_all_probe);
+    p.on_session(ran(s, {{rcpt_verdict::greylisted_or_throttled, 450}}), t0);
+    p.allow_catch_all_probe(true);
+    auto w = p.next(t0);
+    REQUIRE(w.kind == step_kind::wait);
+    auto s2 = p.next(w.wake_at);
+    REQUIRE(s2.kind == step_kind::session);
+    CHECK(s2.catch_all_probe);
+  }
+
+  TEST_CASE("without a retry schedule a deferral is final at once") {
+    auto st = settings();
+    st.retry_delays.clear();
+    probe_plan p({"a@d.test"}, targets(2), 0, st, t0, t0 + millis{10000});
+    auto s = p.next(t0);
+    p.on_session(ran(s, {{rcpt_verdict::greylisted_or_throttled, 450}}),
+                 t0 + millis{5});
+    CHECK(p.next(t0 + millis{5}).kind == step_kind::finished);
+    const auto& o = p.outcomes()[0];
+    CHECK(o.greylisted());
+    CHECK(o.attempts == 1);
+    CHECK(o.deferrals == 1);
+    CHECK_FALSE(o.timed_out);
+    CHECK(p.sessions().size() == 1); // not asked again, not on the next MX
+  }
+
   TEST_CASE("splits long address lists into sessions") {
     auto st = settings();
     st.max_rcpts_per_session = 2;

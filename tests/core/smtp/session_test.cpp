@@ -158,6 +158,46 @@ TEST_SUITE("core.smtp.session") {
     CHECK(deferred.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
   }
 
+  TEST_CASE("after a 550 5.1.1 no probe is sent and the verdict stays "
+            "false") {
+    session_request req{{"ghost@example.org", "alice@example.org"},
+                        "x7q2k9@example.org"};
+    auto r =
+        run(config(), req,
+            opening() + std::vector<step>{
+                            {"250 Ok\r\n", "RCPT TO:<ghost@example.org>"},
+                            {"550 5.1.1 User unknown\r\n", "RSET"},
+                            {"250 Ok\r\n", "MAIL FROM:<verify@mailassay.test>"},
+                            {"250 Ok\r\n", "RCPT TO:<alice@example.org>"},
+                            // No RCPT for the probe: false is known already.
+                            {"250 Ok\r\n", "QUIT"},
+                            {"221 Bye\r\n", "<close>"},
+                        });
+    CHECK(r.catch_all == false);
+    CHECK(r.rcpt_sent == 2);
+    for (const auto& a : r.addresses)
+      CHECK(a.catch_all == false);
+  }
+
+  TEST_CASE("a 550 5.1.1 after an accepted probe makes the verdict false") {
+    session_request req{{"alice@example.org", "ghost@example.org"},
+                        "x7q2k9@example.org"};
+    auto r =
+        run(config(), req,
+            opening() + std::vector<step>{
+                            {"250 Ok\r\n", "RCPT TO:<alice@example.org>"},
+                            {"250 Ok\r\n", "RCPT TO:<x7q2k9@example.org>"},
+                            {"250 Ok\r\n", "RSET"},
+                            {"250 Ok\r\n", "MAIL FROM:<verify@mailassay.test>"},
+                            {"250 Ok\r\n", "RCPT TO:<ghost@example.org>"},
+                            {"550 5.1.1 User unknown\r\n", "QUIT"},
+                            {"221 Bye\r\n", "<close>"},
+                        });
+    CHECK(r.catch_all == false);
+    CHECK(r.addresses[0].catch_all == false);
+    CHECK(r.addresses[1].rcpt.verdict == rcpt_verdict::no_such_user);
+  }
+
   TEST_CASE("a greylisted address is greylisted_or_throttled") {
     auto r = run(config(), one("alice@example.org"),
                  opening() + std::vector<step>{
