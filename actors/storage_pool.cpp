@@ -1,8 +1,9 @@
 #include "actors/storage_pool.hpp"
 
-#include <caf/all.hpp>
-
 #include "actors/log.hpp"
+#include "actors/thread_priority.hpp"
+
+#include <caf/all.hpp>
 
 namespace mailassay::actors {
 
@@ -11,61 +12,75 @@ struct storage_pool::shared {
   key_cache& keys;
   std::string jwt_secret;
   std::shared_ptr<pool_gauges> gauges;
+  storage_lane lane;
 };
 
 namespace {
 
 struct worker_state {
   std::unique_ptr<storage::store> db;
+  bool thread_set = false;
   static inline const char* name = "storage_worker";
 };
 
 caf::behavior storage_worker(caf::stateful_actor<worker_state>* self,
                              std::shared_ptr<storage_pool::shared> sh) {
   return {
-    [self, sh](storage_job& job) {
-      sh->gauges->queued--;
-      sh->gauges->busy++;
-      job_context ctx;
-      ctx.cfg = &sh->cfg;
-      ctx.keys = &sh->keys;
-      ctx.jwt_secret = &sh->jwt_secret;
-      if (!self->state.db) {
-        // Opened lazily and again after a failure, so a database that comes
-        // back is picked up without a restart.
-        auto opened = storage::open_store(sh->cfg.database.url);
-        if (opened)
-          self->state.db = std::move(*opened);
-        else
-          ctx.open_error = opened.error_value();
-      }
-      ctx.db = self->state.db.get();
-      try {
-        job.run(ctx);
-      } catch (const std::exception& e) {
-        log_event(log_level::error, "storage_job_failed",
-                  {{"error", e.what()}});
-      }
-      sh->gauges->busy--;
-      sh->gauges->done++;
-    },
+      [self, sh](storage_job& job) {
+        sh->gauges->queued--;
+        sh->gauges->busy++;
+        if (!self->state.thread_set) {
+          // Here, not at spawn: this runs on the worker's own thread.
+          self->state.thread_set = true;
+          if (sh->lane.nice > 0)
+            lower_thread_priority(sh->lane.nice, sh->lane.thread_name);
+        }
+        job_context ctx;
+        ctx.cfg = &sh->cfg;
+        ctx.keys = &sh->keys;
+        ctx.jwt_secret = &sh->jwt_secret;
+        if (!self->state.db) {
+          // Opened lazily and again after a failure, so a database that comes
+          // back is picked up without a restart.
+          auto opened = storage::open_store(sh->cfg.database.url);
+          if (opened)
+            self->state.db = std::move(*opened);
+          else
+            ctx.open_error = opened.error_value();
+        }
+        ctx.db = self->state.db.get();
+        try {
+          job.run(ctx);
+        } catch (const std::exception& e) {
+          log_event(log_level::error, "storage_job_failed",
+                    {{"error", e.what()}});
+        }
+        sh->gauges->busy--;
+        sh->gauges->done++;
+      },
   };
 }
 
 } // namespace
 
-storage_pool::storage_pool(caf::actor_system& sys,
-                           const config::settings& cfg, key_cache& keys,
-                           std::string jwt_secret)
-  : shared_(std::make_shared<shared>(
-    shared{cfg, keys, std::move(jwt_secret), std::make_shared<pool_gauges>()})),
-    size_(cfg.actors.storage_workers) {
+storage_pool::storage_pool(caf::actor_system& sys, const config::settings& cfg,
+                           key_cache& keys, std::string jwt_secret)
+    : storage_pool(sys, cfg, keys, std::move(jwt_secret),
+                   storage_lane{cfg.actors.storage_workers, 0, "storage"}) {}
+
+storage_pool::storage_pool(caf::actor_system& sys, const config::settings& cfg,
+                           key_cache& keys, std::string jwt_secret,
+                           storage_lane lane)
+    : shared_(std::make_shared<shared>(shared{cfg, keys, std::move(jwt_secret),
+                                              std::make_shared<pool_gauges>(),
+                                              lane})),
+      size_(lane.workers) {
   gauges_ = shared_->gauges;
   auto sh = shared_;
   pool_ = caf::actor_pool::make(
-    sys.dummy_execution_unit(), static_cast<size_t>(size_),
-    [&sys, sh] { return sys.spawn<caf::detached>(storage_worker, sh); },
-    caf::actor_pool::round_robin());
+      sys.dummy_execution_unit(), static_cast<size_t>(size_),
+      [&sys, sh] { return sys.spawn<caf::detached>(storage_worker, sh); },
+      caf::actor_pool::round_robin());
 }
 
 void storage_pool::submit(storage_job job) {

@@ -1,18 +1,18 @@
 #pragma once
 
-#include <atomic>
-#include <functional>
-#include <memory>
-#include <string>
+#include "actors/accounts/types.hpp"
+#include "config/settings.hpp"
+#include "core/base/errc.hpp"
+#include "storage/store.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/fwd.hpp>
 
-#include "actors/accounts/types.hpp"
-#include "config/settings.hpp"
-#include "core/base/errc.hpp"
-#include "storage/store.hpp"
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
 
 namespace mailassay::actors {
 
@@ -44,6 +44,15 @@ struct pool_gauges {
   std::atomic<std::int64_t> done{0};   ///< Finished since start.
 };
 
+/// How a pool's worker threads run.
+struct storage_lane {
+  int workers = 1;
+  /// Above 0: the workers' threads get this niceness (batch work).
+  int nice = 0;
+  /// Thread name (at most 15 characters).
+  const char* thread_name = "storage";
+};
+
 /// A bounded set of detached actors, each owning one storage connection.
 ///
 /// SOCI calls and argon2id block, so they never run on CAF's shared
@@ -54,6 +63,11 @@ public:
   /// Spawns `cfg.actors.storage_workers` workers in `sys`.
   storage_pool(caf::actor_system& sys, const config::settings& cfg,
                key_cache& keys, std::string jwt_secret);
+
+  /// Spawns the workers of `lane` in `sys` (a separate lane for batch work
+  /// keeps its writes from queueing in front of real-time requests).
+  storage_pool(caf::actor_system& sys, const config::settings& cfg,
+               key_cache& keys, std::string jwt_secret, storage_lane lane);
 
   /// Queues a job; it runs on some worker thread.
   void submit(storage_job job);

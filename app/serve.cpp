@@ -13,9 +13,13 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <csignal>
-#include <unistd.h>
+#include <cstdlib>
 #include <iostream>
+#include <malloc.h>
+#include <thread>
+#include <unistd.h>
 
 namespace mailassay::app {
 
@@ -77,11 +81,10 @@ void add_dns_gauges(http::metrics& stats,
 
 void add_batch_gauges(http::metrics& stats, const actors::batch_gauges& g) {
   auto* gp = &g;
-  stats.add_gauge("mailassay_batch_running_jobs",
-                  "Batch jobs this process is working on.",
-                  [gp] { return static_cast<double>(gp->running_jobs.load()); });
-  stats.add_gauge("mailassay_batch_in_flight",
-                  "Batch validations running.",
+  stats.add_gauge(
+      "mailassay_batch_running_jobs", "Batch jobs this process is working on.",
+      [gp] { return static_cast<double>(gp->running_jobs.load()); });
+  stats.add_gauge("mailassay_batch_in_flight", "Batch validations running.",
                   [gp] { return static_cast<double>(gp->in_flight.load()); });
   stats.add_gauge("mailassay_batch_items_done",
                   "Batch results checkpointed since start.",
@@ -106,8 +109,8 @@ smtp_prober_or_exit(const config::settings& cfg, caf::actor_system& sys,
   pc.is_free_mail = [lists](std::string_view domain) {
     return lists->free_providers.contains(domain);
   };
-  auto made = actors::smtp::prober::create(sys, std::move(pc),
-                                           v.shared_resolver());
+  auto made =
+      actors::smtp::prober::create(sys, std::move(pc), v.shared_resolver());
   if (!made) {
     if (cfg.smtp.helo.empty() && cfg.smtp.mail_from.empty()) {
       actors::log_event(actors::log_level::warn, "smtp_disabled",
@@ -136,17 +139,17 @@ smtp_prober_or_exit(const config::settings& cfg, caf::actor_system& sys,
       cb(core::unit{});
     }});
   };
-  stage.refund = [&pool](const std::string& org,
-                          std::function<void()> then) {
+  stage.refund = [&pool](const std::string& org, std::function<void()> then) {
     pool.submit({[org, then = std::move(then)](actors::job_context& ctx) {
-      auto r = ctx.db ? ctx.db->refund_credits(org, 1, "smtp_refund",
-                                               "validate", unix_now())
-                      : core::expected<core::account::credit_balance>{
-                          ctx.open_error};
+      auto r =
+          ctx.db
+              ? ctx.db->refund_credits(org, 1, "smtp_refund", "validate",
+                                       unix_now())
+              : core::expected<core::account::credit_balance>{ctx.open_error};
       if (!r)
-        actors::log_event(actors::log_level::error, "smtp_refund_failed",
-                          {{"organization_id", org},
-                           {"error", r.error_value().message}});
+        actors::log_event(
+            actors::log_level::error, "smtp_refund_failed",
+            {{"organization_id", org}, {"error", r.error_value().message}});
       then();
     }});
   };
@@ -154,9 +157,22 @@ smtp_prober_or_exit(const config::settings& cfg, caf::actor_system& sys,
   return prober;
 }
 
+// glibc gives threads their own malloc arenas (up to 8 per core) and each
+// arena keeps its high-water mark: a batch upload parsed on one storage
+// worker, its job run on others, left the process ~20 MB larger per job.
+// One arena per core keeps peak memory flat over jobs (docs/performance.md,
+// "Batch jobs"); MALLOC_ARENA_MAX in the environment still wins.
+void limit_malloc_arenas() {
+  if (std::getenv("MALLOC_ARENA_MAX"))
+    return;
+  auto cores = static_cast<int>(std::thread::hardware_concurrency());
+  ::mallopt(M_ARENA_MAX, std::max(2, cores));
+}
+
 } // namespace
 
 int serve(const config::settings& cfg) {
+  limit_malloc_arenas();
   auto signals = block_stop_signals();
   actors::init_logging(cfg.log.level);
   if (!security::init_crypto()) {
@@ -196,11 +212,18 @@ int serve(const config::settings& cfg) {
         << trusted.error_value().message << "\n";
     return 2;
   }
+  // Batch jobs read and write through their own low-priority workers, so
+  // checkpoints never queue in front of real-time requests' storage work.
+  actors::storage_pool batch_storage{
+      sys, cfg, keys, secret,
+      actors::storage_lane{cfg.batch.max_jobs, cfg.batch.nice, "batch-db"}};
   actors::batch_runner batches{
-    sys, actors::batch_runner_env{&pool, validator, cfg.batch,
-                                  actors::batch_owner_name(), unix_now}};
+      sys, actors::batch_runner_env{&batch_storage, validator, cfg.batch,
+                                    actors::batch_owner_name(), unix_now}};
   add_batch_gauges(stats, batches.gauges());
   add_pool_gauges(stats, "storage", pool.size(), pool.gauges());
+  add_pool_gauges(stats, "batch_storage", batch_storage.size(),
+                  batch_storage.gauges());
   stats.add_gauge(
       "mailassay_usage_pending", "Usage counts waiting to be written.",
       [&usage] { return static_cast<double>(usage.gauges().pending.load()); });
@@ -230,6 +253,7 @@ int serve(const config::settings& cfg) {
     if (auto err = srv.start(); !err.empty()) {
       std::cerr << "mailassay: " << err << "\n";
       pool.stop();
+      batch_storage.stop();
       return 1;
     }
     actors::log_event(actors::log_level::info, "started",
@@ -252,6 +276,7 @@ int serve(const config::settings& cfg) {
   usage.flush_and_stop();
   limiter.stop();
   validation.stop();
+  batch_storage.stop();
   pool.stop();
   sys.await_all_actors_done();
   actors::log_event(actors::log_level::info, "stopped", {});

@@ -359,6 +359,15 @@ const std::vector<key_spec>& registry() {
      "Most results written to storage in one checkpoint.",
      integer(MAILASSAY_FIELD(batch.checkpoint_rows), 1, 100000),
      MAILASSAY_SHOW(batch.checkpoint_rows)},
+    {"batch", "nice",
+     "Niceness (0-19) of the threads that run batch work: the higher, the "
+     "more CPU real-time requests get while a batch runs.",
+     integer(MAILASSAY_FIELD(batch.nice), 0, 19), MAILASSAY_SHOW(batch.nice)},
+    {"batch", "greylist_retry_ms",
+     "Comma-separated waits before a greylisted address of an SMTP batch is "
+     "probed again, ms; the others go on meanwhile.",
+     integer_list(MAILASSAY_FIELD(batch.greylist_retry_ms), 1, 86400000),
+     MAILASSAY_SHOW(batch.greylist_retry_ms)},
     {"smtp", "helo",
      "EHLO/HELO name of the prober, a public FQDN whose A/PTR point at this "
      "host; empty: the machine's host name when it is one (else the prober "

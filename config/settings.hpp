@@ -1,12 +1,12 @@
 #pragma once
 
+#include "core/base/expected.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "core/base/expected.hpp"
 
 namespace mailassay::config {
 
@@ -96,19 +96,22 @@ struct risk_settings {
 struct batch_settings {
   std::int64_t max_file_bytes = 10 * 1024 * 1024; ///< Larger upload -> 413.
   std::int64_t max_addresses = 200000; ///< After de-duplication; more -> 422.
-  int concurrency = 64;           ///< Validations in flight per job.
-  int max_jobs = 2;               ///< Jobs one process works on at once.
+  int concurrency = 64;                ///< Validations in flight per job.
+  int max_jobs = 2;                    ///< Jobs one process works on at once.
   std::int64_t lease_seconds = 15; ///< A dead owner's job is taken over after.
-  std::int64_t poll_ms = 2000;    ///< How often idle processes look for jobs.
-  int checkpoint_rows = 2000;     ///< Results written per checkpoint (at most).
+  std::int64_t poll_ms = 2000;     ///< How often idle processes look for jobs.
+  int checkpoint_rows = 2000; ///< Results written per checkpoint (at most).
+  int nice = 19; ///< Niceness of the threads running batch work (0-19).
+  /// Waits before a greylisted address of an SMTP job is probed again.
+  std::vector<std::int64_t> greylist_retry_ms{60000, 240000, 600000};
 };
 
 /// `[smtp]`: the SMTP prober (docs/smtp.md).
 struct smtp_settings {
   std::string helo;      ///< EHLO name; empty: the host name if a public FQDN.
   std::string mail_from; ///< MAIL FROM; empty: the null sender <>.
-  bool force_identity = false; ///< Skip the HELO / sender sanity checks.
-  int port = 25;               ///< TCP port of every MX host.
+  bool force_identity = false;       ///< Skip the HELO / sender sanity checks.
+  int port = 25;                     ///< TCP port of every MX host.
   std::string tls = "opportunistic"; ///< never | opportunistic | required.
   bool tls_verify = false;           ///< Verify MX certificates.
   std::vector<std::string> allow_private_targets; ///< CIDRs besides public.

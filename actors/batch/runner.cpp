@@ -2,6 +2,7 @@
 
 #include "actors/batch/result_row.hpp"
 #include "actors/log.hpp"
+#include "actors/thread_priority.hpp"
 #include "core/base/ascii.hpp"
 #include "security/random.hpp"
 
@@ -11,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <unistd.h>
+#include <unordered_map>
 
 namespace mailassay::actors {
 
@@ -24,6 +26,13 @@ struct in_actor {
   std::function<void()> run;
 };
 
+/// One validation of a batch item, back at its supervisor.
+struct item_done {
+  std::int64_t seq = 0;
+  std::string email;
+  validation::result r;
+};
+
 using batch_tick_atom = caf::atom_constant<caf::atom("btch_tick")>;
 using batch_wake_atom = caf::atom_constant<caf::atom("btch_wake")>;
 using batch_stop_atom = caf::atom_constant<caf::atom("btch_stop")>;
@@ -33,6 +42,7 @@ using batch_cancel_atom = caf::atom_constant<caf::atom("btch_cncl")>;
 } // namespace mailassay::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::in_actor)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::item_done)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::core::batch::item)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::core::batch::job)
 
@@ -63,6 +73,20 @@ std::string domain_of(const std::string& email) {
 
 // -- supervisor: one job ------------------------------------------------------
 
+using steady = std::chrono::steady_clock;
+
+/// A greylisted address waiting for its next probe.
+struct parked_item {
+  steady::time_point due;
+  item it;
+};
+
+/// Earlier passes of an address that was greylisted.
+struct deferral {
+  std::size_t passes = 0;
+  bool reached = false; ///< Some pass reached a server (the credit is used).
+};
+
 struct supervisor_state {
   std::shared_ptr<batch_runner_env> env;
   std::shared_ptr<batch_gauges> gauges;
@@ -77,6 +101,10 @@ struct supervisor_state {
   bool release_lease = false; // shutdown: let another process resume
   int in_flight = 0;
   std::vector<item> buffer; // results not yet checkpointed
+  // Greylisted addresses wait here instead of in the prober, so their
+  // wait holds no concurrency slot and the rest of the job goes on.
+  std::deque<parked_item> parked;                       // sorted by due time
+  std::unordered_map<std::int64_t, deferral> deferrals; // by seq
   std::chrono::steady_clock::time_point last_write;
   static inline const char* name = "batch_supervisor";
 };
@@ -110,6 +138,9 @@ void stop(supervisor* self, const char* why) {
               {{"job_id", st.current.id}, {"why", why}});
   st.stopping = true;
   st.queue.clear();
+  // Parked addresses stay pending in storage: whoever resumes the job
+  // probes them again.
+  st.parked.clear();
   if (st.saving || st.finishing)
     return;
   if (!st.buffer.empty() && st.release_lease)
@@ -120,7 +151,8 @@ void stop(supervisor* self, const char* why) {
 void maybe_finish(supervisor* self) {
   auto& st = self->state;
   if (st.stopping || st.finishing || st.saving || !st.exhausted ||
-      !st.queue.empty() || st.in_flight > 0 || !st.buffer.empty())
+      !st.queue.empty() || st.in_flight > 0 || !st.buffer.empty() ||
+      !st.parked.empty())
     return;
   st.finishing = true;
   auto id = st.current.id;
@@ -273,6 +305,8 @@ void pump(supervisor* self) {
       req.credits_prepaid = true;
       req.organization_id = st.current.organization_id;
       req.timeout_ms = 30000;
+      // A deferral comes back at once and is parked here (see `parked`).
+      req.smtp_retry_deferrals = false;
       reqs.push_back(std::move(req));
       ids.emplace_back(it.seq, std::move(it.email));
     }
@@ -281,17 +315,76 @@ void pump(supervisor* self) {
     auto shared_ids = std::make_shared<decltype(ids)>(std::move(ids));
     st.env->validator->validate_group(
         std::move(reqs), [me, shared_ids](std::size_t i, validation::result r) {
+          // May run on the resolver thread: the row is built by the
+          // supervisor, on its low-priority thread.
           auto& [seq, email] = (*shared_ids)[i];
-          caf::anon_send(me, batch::item_from_result(seq, email, r));
+          caf::anon_send(me, item_done{seq, email, std::move(r)});
         });
   }
   if (st.queue.size() < static_cast<std::size_t>(limit))
     load_page(self);
 }
 
+// Parks `done` when the server deferred it (greylisting) and passes are
+// left; returns whether it did.
+bool park_if_deferred(supervisor* self, item_done& done) {
+  auto& st = self->state;
+  auto& waits = st.env->cfg.greylist_retry_ms;
+  if (!st.current.smtp || !done.r.smtp.greylisted)
+    return false;
+  auto& d = st.deferrals[done.seq];
+  if (d.passes >= waits.size())
+    return false;
+  d.reached = d.reached || done.r.credits_used > 0;
+  auto due = steady::now() + std::chrono::milliseconds(waits[d.passes]);
+  ++d.passes;
+  item it;
+  it.seq = done.seq;
+  it.email = std::move(done.email);
+  // Kept sorted by due time, whatever the configured waits.
+  auto pos = std::upper_bound(
+      st.parked.begin(), st.parked.end(), due,
+      [](steady::time_point t, const parked_item& p) { return t < p.due; });
+  st.parked.insert(pos, parked_item{due, std::move(it)});
+  pump(self);
+  maybe_finish(self);
+  return true;
+}
+
+// The row of a final result; an address some earlier pass reached has used
+// its credit even when the last pass did not reach a server.
+item settle(supervisor* self, item_done& done) {
+  auto& st = self->state;
+  auto it = batch::item_from_result(done.seq, done.email, done.r);
+  if (auto d = st.deferrals.find(done.seq); d != st.deferrals.end()) {
+    if (d->second.reached)
+      it.credits = 1;
+    st.deferrals.erase(d);
+  }
+  return it;
+}
+
+// Puts parked addresses whose wait is over at the head of the queue, in
+// their order (neighbours at one domain stay together).
+void unpark_due(supervisor* self) {
+  auto& st = self->state;
+  auto now = steady::now();
+  std::vector<item> due;
+  while (!st.parked.empty() && st.parked.front().due <= now) {
+    due.push_back(std::move(st.parked.front().it));
+    st.parked.pop_front();
+  }
+  for (auto i = due.rbegin(); i != due.rend(); ++i)
+    st.queue.push_front(std::move(*i));
+}
+
 caf::behavior supervisor_fn(supervisor* self,
                             std::shared_ptr<batch_runner_env> env,
                             std::shared_ptr<batch_gauges> gauges, job j) {
+  // Spawned detached: this runs on the supervisor's own thread, where the
+  // job's syntax, risk and verdict work happens.
+  if (env->cfg.nice > 0)
+    lower_thread_priority(env->cfg.nice, "batch-job");
   auto& st = self->state;
   st.env = env;
   st.gauges = gauges;
@@ -306,13 +399,15 @@ caf::behavior supervisor_fn(supervisor* self,
   self->send(self, batch_tick_atom::value);
   load_page(self);
   return {
-      [self](item& done) {
+      [self](item_done& done) {
         auto& st = self->state;
         --st.in_flight;
         --st.gauges->in_flight;
         if (st.stopping && !st.release_lease)
           return;
-        st.buffer.push_back(std::move(done));
+        if (park_if_deferred(self, done))
+          return;
+        st.buffer.push_back(settle(self, done));
         if (static_cast<int>(st.buffer.size()) >= st.env->cfg.checkpoint_rows)
           checkpoint(self);
         pump(self);
@@ -325,6 +420,7 @@ caf::behavior supervisor_fn(supervisor* self,
           return;
         self->delayed_send(self, std::chrono::seconds(1),
                            batch_tick_atom::value);
+        unpark_due(self);
         if (!st.buffer.empty()) {
           checkpoint(self);
         } else if (!st.saving) {
@@ -414,8 +510,10 @@ void claim(runner* self) {
           return;
         }
         auto id = (*r)->id;
-        auto sup =
-            self->spawn(supervisor_fn, st.env, st.gauges, std::move(**r));
+        // Detached: a thread of its own, with a lower priority than the
+        // threads serving real-time requests (docs/batch.md).
+        auto sup = self->spawn<caf::detached>(supervisor_fn, st.env, st.gauges,
+                                              std::move(**r));
         self->monitor(sup);
         st.running.emplace(id, sup);
         claim(self); // there may be more

@@ -1,0 +1,246 @@
+// How batch work shares the machine with real-time requests: its threads
+// run at a lower priority, and greylisted addresses wait outside the
+// concurrency limit (docs/batch.md, "Scheduling").
+
+#include "tests/http/fixtures.hpp"
+#include "tests/peers/dns_peer.hpp"
+#include "tests/peers/smtp_peer.hpp"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+using namespace mailassay::testing;
+using mailassay::tests::peers::dns_peer;
+using mailassay::tests::peers::smtp_peer;
+using mailassay::tests::peers::smtp_rcpt_behaviour;
+using mailassay::tests::peers::smtp_rcpt_rule;
+
+namespace {
+
+constexpr const char* zone = R"(
+mx.peer.test A 127.0.0.1
+smtp.test MX 10 mx.peer.test
+grey.test MX 10 mx.peer.test
+*.slow.test MX 10 mx.peer.test
+*.slow.test DELAY 3000
+)";
+
+struct thread_info {
+  std::string name;
+  int nice = 0;
+};
+
+// Every thread of process `pid`: its name (comm) and niceness (field 19 of
+// /proc/PID/task/TID/stat, counted after the parenthesised name).
+std::vector<thread_info> threads_of(int pid) {
+  std::vector<thread_info> out;
+  auto dir = "/proc/" + std::to_string(pid) + "/task";
+  for (auto& e : std::filesystem::directory_iterator(dir)) {
+    std::ifstream comm{e.path() / "comm"};
+    std::ifstream stat{e.path() / "stat"};
+    thread_info t;
+    std::getline(comm, t.name);
+    std::string line;
+    std::getline(stat, line);
+    auto close = line.rfind(')');
+    if (close == std::string::npos)
+      continue; // the thread ended meanwhile
+    std::istringstream fields{line.substr(close + 2)};
+    std::string f;
+    // Fields 3..19: state is the 3rd, nice the 19th.
+    for (int i = 3; i <= 19 && fields >> f; ++i)
+      if (i == 19)
+        t.nice = std::stoi(f);
+    out.push_back(t);
+  }
+  return out;
+}
+
+struct scheduling_env {
+  dns_peer dns;
+  smtp_peer mx;
+  std::unique_ptr<server_process> srv;
+  std::unique_ptr<api> a;
+  std::string jwt;
+  std::string key;
+
+  explicit scheduling_env(std::map<std::string, std::string> extra) {
+    dns.load_zone(zone);
+    std::map<std::string, std::string> env{
+        {"MAILASSAY_DNS_SERVERS", dns.server()},
+        {"MAILASSAY_DNS_TIMEOUT_MS", "5000"},
+        {"MAILASSAY_DNS_TRIES", "1"},
+        {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
+        {"MAILASSAY_RISK_DATA_DIR",
+         std::string{std::getenv("MAILASSAY_SOURCE_DIR")} + "/data/risk"},
+        {"MAILASSAY_BATCH_POLL_MS", "100"},
+        {"MAILASSAY_SMTP_HELO", "probe.example.io"},
+        {"MAILASSAY_SMTP_MAIL_FROM", "verify@example.io"},
+        {"MAILASSAY_SMTP_PORT", std::to_string(mx.port())},
+        {"MAILASSAY_SMTP_ALLOW_PRIVATE_TARGETS", "127.0.0.0/8"},
+        {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
+        {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
+        {"MAILASSAY_SMTP_TLS", "never"},
+        {"MAILASSAY_LIMITS_IP_PER_MINUTE", "100000"}};
+    for (auto& [k, v] : extra)
+      env[k] = v;
+    srv = std::make_unique<server_process>(env);
+    a = std::make_unique<api>(api{*srv});
+    jwt = a->signup("P", unique_email("p"))["accessToken"].get<std::string>();
+    key = a->create_key(jwt,
+                        {{"name", "smtp"}, {"config", {{"smtp", true}}}})["key"]
+              .get<std::string>();
+  }
+
+  std::string upload(const std::string& csv, const std::string& query = "") {
+    auto r = a->call(
+        "POST", "/v2/batch/upload" + query, "", csv,
+        {{"Authorization", "Bearer " + key}, {"Content-Type", "text/csv"}});
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    return json::parse(r.body)["id"].get<std::string>();
+  }
+
+  json job(const std::string& id) {
+    auto r = a->call("GET", "/v2/batch/" + id, key);
+    REQUIRE_MESSAGE(r.status == 200, r.body);
+    return json::parse(r.body);
+  }
+
+  json wait_completed(const std::string& id) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    for (;;) {
+      auto j = job(id);
+      if (j["status"] == "completed")
+        return j;
+      REQUIRE_MESSAGE(std::chrono::steady_clock::now() < until, j.dump());
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+};
+
+} // namespace
+
+TEST_SUITE("http.batch_scheduling") {
+  TEST_CASE("batch work runs on threads of lower priority than requests") {
+    scheduling_env env{{{"MAILASSAY_BATCH_NICE", "15"}}};
+    // Each domain's DNS answer takes 3 s: the job is processing meanwhile.
+    std::string csv = "email\n";
+    for (int i = 0; i < 4; ++i)
+      csv += "ann@d" + std::to_string(i) + ".slow.test\n";
+    auto id = env.upload(csv);
+    // The job is claimed (status processing) just before its supervisor
+    // starts: look until its thread shows up.
+    std::vector<thread_info> seen;
+    auto has_supervisor = [&] {
+      for (auto& t : seen)
+        if (t.name == "batch-job")
+          return true;
+      return false;
+    };
+    for (int i = 0; i < 100 && !has_supervisor(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      auto j = env.job(id);
+      REQUIRE_MESSAGE(j["status"] != "completed", j.dump());
+      seen = threads_of(env.srv->pid());
+    }
+    int supervisors = 0, batch_db = 0, others = 0;
+    for (auto& t : seen) {
+      CAPTURE(t.name);
+      if (t.name == "batch-job") {
+        ++supervisors;
+        CHECK(t.nice == 15);
+      } else if (t.name == "batch-db") {
+        ++batch_db;
+        CHECK(t.nice == 15);
+      } else {
+        // Request handling, scheduler, DNS and storage threads keep the
+        // normal priority.
+        ++others;
+        CHECK(t.nice == 0);
+      }
+    }
+    CHECK(supervisors == 1);
+    CHECK(batch_db >= 1);
+    CHECK(others >= 4);
+    auto done = env.wait_completed(id);
+    CHECK(done["counts"]["valid"] == 4);
+    // The supervisor's thread ends with its job (it quits just after
+    // writing `completed`).
+    auto supervisor_alive = [&] {
+      for (auto& t : threads_of(env.srv->pid()))
+        if (t.name == "batch-job")
+          return true;
+      return false;
+    };
+    for (int i = 0; i < 100 && supervisor_alive(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK_FALSE(supervisor_alive());
+  }
+
+  TEST_CASE(
+      "a greylisted address is parked while the rest of the job goes on") {
+    scheduling_env env{
+        {{"MAILASSAY_BATCH_CONCURRENCY", "1"},
+         {"MAILASSAY_BATCH_GREYLIST_RETRY_MS", "700,700,700,700,700,700,700"},
+         {"MAILASSAY_SMTP_RETRY_DELAYS_MS", "600,1200"}}};
+    // Deferred until the same recipient returns 3 s later.
+    env.mx.add_rule(smtp_rcpt_rule{"*@grey.test", smtp_rcpt_behaviour::greylist,
+                                   std::chrono::milliseconds(3000), ""});
+    env.mx.add_rule("ann*", smtp_rcpt_behaviour::accept);
+    env.mx.add_rule("*@smtp.test", smtp_rcpt_behaviour::no_such_user);
+    // Sorted by domain, grey.test comes first: with one address in flight,
+    // a wait inside the prober would hold up every other address.
+    std::string csv = "email\nann@grey.test\n";
+    for (int i = 0; i < 10; ++i)
+      csv += "ann" + std::to_string(i) + "@smtp.test\n";
+    auto id = env.upload(csv, "?smtp=true");
+    // Progress is checkpointed about every second; the first figure that
+    // shows the ten must not include the greylisted one, which needs 3 s.
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    json j;
+    for (;;) {
+      j = env.job(id);
+      if (j["processed"].get<int>() >= 10)
+        break;
+      REQUIRE_MESSAGE(std::chrono::steady_clock::now() < until, j.dump());
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK_MESSAGE(j["status"] == "processing", j.dump());
+    CHECK(j["processed"] == 10);
+    auto done = env.wait_completed(id);
+    CHECK(done["counts"]["valid"] == 11);
+    CHECK(done["creditsUsed"] == 11);
+    auto rows =
+        env.a->call("GET", "/v2/batch/" + id + "/results?format=json", env.key);
+    REQUIRE(rows.status == 200);
+    bool found = false;
+    auto body = json::parse(rows.body);
+    for (auto& r : body["results"]) {
+      if (r["email"] == "ann@grey.test") {
+        found = true;
+        CHECK_MESSAGE(r["status"] == "valid", r.dump());
+      }
+    }
+    CHECK_MESSAGE(found, rows.body);
+  }
+
+  TEST_CASE(
+      "an address deferred through every pass is unknown and greylisted") {
+    scheduling_env env{{{"MAILASSAY_BATCH_GREYLIST_RETRY_MS", "200,200"}}};
+    env.mx.add_rule(smtp_rcpt_rule{"*@grey.test", smtp_rcpt_behaviour::greylist,
+                                   std::chrono::milliseconds(60000), ""});
+    auto id = env.upload("email\nann@grey.test\n", "?smtp=true");
+    auto done = env.wait_completed(id);
+    CHECK(done["counts"]["unknown"] == 1);
+    // The server answered each pass: the one reserved credit is used, once.
+    CHECK(done["creditsUsed"] == 1);
+    // The first pass and two more, each a new session.
+    CHECK(env.mx.commands("RCPT") >= 3);
+  }
+}
