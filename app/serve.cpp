@@ -56,6 +56,45 @@ void add_pool_gauges(http::metrics& stats, const std::string& name, int size,
                   [g] { return static_cast<double>(g->busy.load()); });
 }
 
+void add_limiter_gauges(http::metrics& stats, const actors::limiter_gauges& g) {
+  auto* p = &g;
+  auto gauge = [&stats](std::string name, std::string help, auto read) {
+    stats.add_gauge(std::move(name), std::move(help),
+                    [read] { return static_cast<double>(read().load()); });
+  };
+  auto table = [](const char* t) {
+    return std::string{"mailassay_rate_limit_buckets{table=\""} + t + "\"}";
+  };
+  const char* help = "Rate-limit buckets held, per table.";
+  gauge(
+      table("ip"), help, [p]() -> auto& { return p->ip_buckets; });
+  gauge(
+      table("key"), help, [p]() -> auto& { return p->key_buckets; });
+  gauge(
+      table("widget_device"),
+      help, [p]() -> auto& { return p->device_buckets; });
+  gauge(
+      table("widget_ip"),
+      help, [p]() -> auto& { return p->widget_ip_buckets; });
+  const char* checks = "Rate-limit checks since start, by outcome.";
+  gauge(
+      "mailassay_rate_limit_checks{outcome=\"allowed\"}",
+      checks, [p]() -> auto& { return p->allowed; });
+  gauge(
+      "mailassay_rate_limit_checks{outcome=\"refused\"}",
+      checks, [p]() -> auto& { return p->refused; });
+  gauge(
+      "mailassay_rate_limit_evictions",
+      "Buckets dropped because a table was full.", [p]() -> auto& {
+        return p->evictions;
+      });
+  // Above zero: the tables are too small for the traffic, or a flood.
+  gauge(
+      "mailassay_rate_limit_active_evictions",
+      "Buckets dropped while still in use because a table was full.",
+      [p]() -> auto& { return p->active_evictions; });
+}
+
 void add_dns_gauges(http::metrics& stats,
                     std::shared_ptr<actors::validation::validator> v) {
   using counters = net::dns_resolver_counters;
@@ -229,6 +268,7 @@ int serve(const config::settings& cfg) {
       [&usage] { return static_cast<double>(usage.gauges().pending.load()); });
   add_pool_gauges(stats, "validation", validation.size(), validation.gauges());
   add_dns_gauges(stats, validator);
+  add_limiter_gauges(stats, limiter.gauges());
   stats.add_gauge("mailassay_auth_key_cache_entries",
                   "API keys held in the authentication cache.",
                   [&keys] { return static_cast<double>(keys.size()); });

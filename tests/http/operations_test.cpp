@@ -1,9 +1,10 @@
+#include "tests/http/fixtures.hpp"
+
 #include <doctest/doctest.h>
+
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include "tests/http/fixtures.hpp"
 
 using namespace mailassay::testing;
 
@@ -25,8 +26,8 @@ TEST_SUITE("http.operations") {
         c = static_cast<char>(std::tolower(c));
       served.insert(method + " " + templ);
     }
-    auto doc = json::parse(
-      http_request(srv.port(), "GET", "/v2/openapi.json").body);
+    auto doc =
+        json::parse(http_request(srv.port(), "GET", "/v2/openapi.json").body);
     CHECK(doc["openapi"].get<std::string>().rfind("3.", 0) == 0);
     std::set<std::string> documented;
     for (auto& [path, ops] : doc["paths"].items())
@@ -36,7 +37,8 @@ TEST_SUITE("http.operations") {
           CHECK_MESSAGE(op.contains("responses"), (method + " " + path));
         }
     for (auto& s : served)
-      CHECK_MESSAGE(documented.count(s) == 1, ("served but not documented: " + s));
+      CHECK_MESSAGE(documented.count(s) == 1,
+                    ("served but not documented: " + s));
     for (auto& d : documented)
       CHECK_MESSAGE(served.count(d) == 1, ("documented but not served: " + d));
   }
@@ -63,12 +65,21 @@ TEST_SUITE("http.operations") {
     REQUIRE(r.status == 200);
     CHECK(r.header("content-type").find("text/plain") == 0);
     CHECK(r.body.find("mailassay_http_requests_total{route=\"/v2/api-keys\","
-                      "status=\"401\"} 1")
-          != std::string::npos);
-    CHECK(r.body.find("mailassay_http_request_duration_seconds_bucket")
-          != std::string::npos);
-    CHECK(r.body.find("mailassay_pool_workers{pool=\"storage\"}")
-          != std::string::npos);
+                      "status=\"401\"} 1") != std::string::npos);
+    CHECK(r.body.find("mailassay_http_request_duration_seconds_bucket") !=
+          std::string::npos);
+    CHECK(r.body.find("mailassay_pool_workers{pool=\"storage\"}") !=
+          std::string::npos);
+    CHECK(r.body.find("mailassay_pool_workers{pool=\"batch_storage\"}") !=
+          std::string::npos);
+    // The rate limiter's tables and counters.
+    for (auto* line : {"mailassay_rate_limit_buckets{table=\"ip\"} ",
+                       "mailassay_rate_limit_buckets{table=\"key\"} ",
+                       "mailassay_rate_limit_checks{outcome=\"refused\"} 0",
+                       "mailassay_rate_limit_evictions 0"})
+      CHECK_MESSAGE(r.body.find(line) != std::string::npos, line);
+    CHECK(r.body.find("mailassay_rate_limit_active_evictions 0") !=
+          std::string::npos);
   }
 
   TEST_CASE("SIGTERM stops the server cleanly") {
@@ -97,27 +108,25 @@ TEST_SUITE("http.operations") {
     std::string out;
     CHECK(run_binary({"serve"}, {{"MAILASSAY_HTTP_PORT", "99999"}}, out) == 2);
     CHECK(out.find("MAILASSAY_HTTP_PORT") != std::string::npos);
-    CHECK(run_binary({"serve"}, {{"MAILASSAY_DATABASE_URL", "mysql://x"}}, out)
-          == 2);
+    CHECK(run_binary({"serve"}, {{"MAILASSAY_DATABASE_URL", "mysql://x"}},
+                     out) == 2);
     CHECK(out.find("MAILASSAY_DATABASE_URL") != std::string::npos);
   }
 
   TEST_CASE("admin commands create organizations and grant credits") {
     auto dir = temp_dir("admin");
     std::map<std::string, std::string> env{
-      {"MAILASSAY_DATABASE_URL", "sqlite://" + dir + "/a.db"}};
+        {"MAILASSAY_DATABASE_URL", "sqlite://" + dir + "/a.db"}};
     std::string out;
-    REQUIRE(run_binary({"admin", "create-org", "--name", "Ops Inc",
-                        "--email", "ops@example.org", "--password",
-                        "operator password", "--credits", "5"},
-                       env, out)
-            == 0);
+    REQUIRE(run_binary({"admin", "create-org", "--name", "Ops Inc", "--email",
+                        "ops@example.org", "--password", "operator password",
+                        "--credits", "5"},
+                       env, out) == 0);
     auto org = json::parse(out.substr(0, out.find('\n')));
     auto id = org["organizationId"].get<std::string>();
-    REQUIRE(run_binary({"admin", "grant-credits", "--org", id, "--amount",
-                        "20"},
-                       env, out)
-            == 0);
+    REQUIRE(
+        run_binary({"admin", "grant-credits", "--org", id, "--amount", "20"},
+                   env, out) == 0);
     CHECK(json::parse(out)["balance"] == 25);
     REQUIRE(run_binary({"admin", "list-orgs", "--json"}, env, out) == 0);
     auto listed = json::parse(out.substr(0, out.find('\n')));
@@ -126,14 +135,13 @@ TEST_SUITE("http.operations") {
     CHECK(listed["members"] == 1);
     CHECK(run_binary({"admin", "grant-credits", "--org", "org_missing",
                       "--amount", "1"},
-                     env, out)
-          == 1);
+                     env, out) == 1);
     // The owner created by the operator can log in over HTTP.
-    server_process srv{{{"MAILASSAY_DATABASE_URL", env.at("MAILASSAY_DATABASE_URL")}}};
+    server_process srv{
+        {{"MAILASSAY_DATABASE_URL", env.at("MAILASSAY_DATABASE_URL")}}};
     api a{srv};
     CHECK(a.post("/v2/auth/login", {{"email", "ops@example.org"},
                                     {"password", "operator password"}})
-            .status
-          == 200);
+              .status == 200);
   }
 }
