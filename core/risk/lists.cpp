@@ -2,12 +2,15 @@
 
 #include <libpsl.h>
 
+#include <atomic>
 #include <string>
 
 namespace mailassay::core::risk {
 
 lists lists_from_texts(const list_texts& texts) {
+  static std::atomic<std::uint64_t> generations{0};
   lists result;
+  result.generation = ++generations;
   result.disposable =
       domain_set::from_texts({texts.disposable, texts.extra_disposable});
   // Asked here, once per entry, rather than per address: libpsl costs

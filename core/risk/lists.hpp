@@ -3,6 +3,7 @@
 #include "core/risk/string_set.hpp"
 #include "core/risk/trigram_model.hpp"
 
+#include <cstdint>
 #include <string_view>
 
 namespace mailassay::core::risk {
@@ -62,6 +63,10 @@ struct lists {
   name_set known_words;
   /// The random model, trained on first names, family names and words.
   trigram_model model;
+  /// Unique per `lists_from_texts` call: memos of answers derived from
+  /// these lists tell them apart from other (e.g. reloaded) lists that may
+  /// later sit at the same address.
+  std::uint64_t generation = 0;
 };
 
 /// Parses every list and trains the random model (tens of milliseconds).

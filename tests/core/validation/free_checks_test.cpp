@@ -1,6 +1,8 @@
 #include "shipped_lists.hpp"
 
+#include "core/risk/domain.hpp"
 #include "core/risk/risk.hpp"
+#include "core/risk/typo.hpp"
 #include "core/validation/free_checks.hpp"
 
 #include <doctest/doctest.h>
@@ -8,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 using namespace mailassay::core;
 using mailassay::tests::shipped_lists;
@@ -166,5 +169,56 @@ TEST_SUITE("core.validation") {
       CHECK(again.suggested_domain == c.suggested_domain);
       CHECK(again.first_name == c.first_name);
     }
+  }
+}
+
+TEST_SUITE("core.validation.domain_memo") {
+  // run_free_checks remembers recent domains' list answers and suggestion
+  // per thread: answers must be those of the lists passed, whatever the
+  // table held before.
+  TEST_CASE("answers from the lists passed, not from another list set") {
+    risk::list_texts plain;
+    plain.tlds = "com\nde\n";
+    risk::list_texts listed = plain;
+    listed.disposable = "temp-box.com\n";
+    auto a = risk::lists_from_texts(plain);
+    auto b = risk::lists_from_texts(listed);
+    CHECK(a.generation != b.generation);
+    auto addr = parsed("anna@temp-box.com");
+    REQUIRE(addr.valid);
+    for (int i = 0; i < 3; ++i) {
+      CHECK_FALSE(*validation::run_free_checks(a, addr, {}).disposable);
+      CHECK(*validation::run_free_checks(b, addr, {}).disposable);
+    }
+  }
+
+  TEST_CASE("agrees with the direct checks over more domains than it holds") {
+    // 20000 domains, visited twice in a scrambled order, so slots are
+    // reused by other domains between two visits of the same one.
+    const auto& l = shipped_lists();
+    std::vector<std::string> domains;
+    for (int i = 0; i < 10000; ++i)
+      domains.push_back("shop" + std::to_string(i) + ".de");
+    for (auto d : {"gmail.com", "gmial.com", "mailinator.com", "yahoo.co.uk",
+                   "hotmial.com", "outlok.com", "qq.com", "web.de"})
+      for (int i = 0; i < 1250; ++i)
+        domains.push_back(d);
+    int mismatches = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (std::size_t k = 0; k < domains.size(); ++k) {
+        const auto& d = domains[(k * 7919 + pass * 13) % domains.size()];
+        auto a = parsed("anna@" + d);
+        REQUIRE(a.valid);
+        auto c = validation::run_free_checks(l, a, {});
+        bool disposable = risk::is_disposable(l, a.ascii_domain);
+        bool free = risk::is_free_provider(l, a.ascii_domain);
+        auto suggestion =
+            free ? std::nullopt : risk::suggest_domain(l, a.ascii_domain);
+        if (*c.disposable != disposable || c.free_provider != free ||
+            c.suggested_domain != suggestion)
+          ++mismatches;
+      }
+    }
+    CHECK(mismatches == 0);
   }
 }
