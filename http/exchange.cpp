@@ -89,15 +89,11 @@ bool exchange::answered() const {
   return impl_->done.load();
 }
 
-void exchange::respond(response r) {
-  if (impl_->done.exchange(true))
-    return;
-  auto& s = *impl_;
-  if (s.deadlines)
-    s.deadlines->remove(s);
-  auto out = s.req->create_response(restinio::http_status_line_t{
-      restinio::http_status_code_t{static_cast<std::uint16_t>(r.status)},
-      reason_of(r.status)});
+namespace {
+
+// The headers every response carries, then the handler's own.
+template <class Builder>
+void add_headers(Builder& out, exchange::impl& s, const response& r) {
   if (r.status != 204)
     out.append_header(restinio::http_field::content_type, r.content_type);
   out.append_header("X-Request-Id", s.id);
@@ -116,20 +112,27 @@ void exchange::respond(response r) {
   }
   for (auto& [k, v] : r.headers)
     out.append_header(k, v);
-  if (r.status != 204)
-    out.set_body(std::move(r.body));
+  if (s.close_connection)
+    out.connection_close();
+}
+
+// Counts the answer (metrics, usage) before its last bytes are written, so
+// a client's next request sees it; returns the seconds since it came in.
+double count_answer(exchange::impl& s, int status) {
   auto elapsed = std::chrono::duration<double>(
                      std::chrono::steady_clock::now() - s.started)
                      .count();
-  // Counted before the write, so a client's next request sees it (metrics,
-  // and the usage record a stats request then flushes).
   if (s.stats)
-    s.stats->observe(s.route, r.status, elapsed);
+    s.stats->observe(s.route, status, elapsed);
   if (s.answered)
-    s.answered(r.status);
-  out.done();
+    s.answered(status);
+  return elapsed;
+}
+
+// Logs the answer and lets go of the request.
+void close_answer(exchange::impl& s, int status, double elapsed) {
   auto level =
-      r.status >= 500 ? actors::log_level::error : actors::log_level::info;
+      status >= 500 ? actors::log_level::error : actors::log_level::info;
   // The fields cost more than the request at `warn`: build them only when
   // the line is written.
   if (actors::log_enabled(level))
@@ -137,12 +140,113 @@ void exchange::respond(response r) {
                       {{"request_id", s.id},
                        {"method", s.view.method},
                        {"route", std::string{s.route}},
-                       {"status", std::to_string(r.status)},
+                       {"status", std::to_string(status)},
                        {"duration_ms", std::to_string(elapsed * 1000.0)}});
   if (s.in_flight)
     s.in_flight->fetch_sub(1);
+}
+
+restinio::http_status_line_t status_line(int status) {
+  return restinio::http_status_line_t{
+      restinio::http_status_code_t{static_cast<std::uint16_t>(status)},
+      reason_of(status)};
+}
+
+} // namespace
+
+void exchange::respond(response r) {
+  if (impl_->done.exchange(true))
+    return;
+  auto& s = *impl_;
+  if (s.deadlines)
+    s.deadlines->remove(s);
+  auto out = s.req->create_response(status_line(r.status));
+  add_headers(out, s, r);
+  if (r.status != 204)
+    out.set_body(std::move(r.body));
+  auto elapsed = count_answer(s, r.status);
+  out.done();
+  close_answer(s, r.status, elapsed);
   // Drop the handle now: a held handle keeps the connection alive.
   s.req.reset();
+}
+
+struct body_stream::impl {
+  exchange_ptr ex;
+  int status = 200;
+  std::optional<restinio::response_builder_t<restinio::chunked_output_t>> out;
+  // For `abort`: the builder can only end a body, not cut it off.
+  restinio::impl::connection_handle_t conn;
+  restinio::request_id_t request_id = 0;
+  std::atomic<bool> ended{false};
+};
+
+body_stream::body_stream(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+
+body_stream::~body_stream() {
+  if (impl_ && !impl_->ended.load())
+    abort(core::make_error(core::errc::internal, "stream dropped unfinished"));
+}
+
+void body_stream::write(std::string data, std::function<void(bool)> then) {
+  auto& p = *impl_;
+  if (p.ended.load())
+    return;
+  p.out->append_chunk(std::move(data));
+  p.out->flush(
+      [then = std::move(then)](const asio::error_code& ec) { then(!ec); });
+}
+
+void body_stream::finish(std::string last) {
+  auto& p = *impl_;
+  if (p.ended.exchange(true))
+    return;
+  if (!last.empty())
+    p.out->append_chunk(std::move(last));
+  auto& s = p.ex->state();
+  auto elapsed = count_answer(s, p.status);
+  p.out->done();
+  close_answer(s, p.status, elapsed);
+}
+
+void body_stream::abort(const core::error& e) {
+  auto& p = *impl_;
+  if (p.ended.exchange(true))
+    return;
+  auto& s = p.ex->state();
+  // A client that went away is not the server's fault.
+  auto level = e.code == core::errc::internal ? actors::log_level::error
+                                              : actors::log_level::warn;
+  actors::log_event(level, "stream_aborted",
+                    {{"request_id", s.id}, {"error", e.message}});
+  auto elapsed = count_answer(s, p.status);
+  // A final, empty part that closes the connection: the body never gets its
+  // last chunk.
+  p.conn->write_response_parts(
+      p.request_id,
+      restinio::response_output_flags_t{
+          restinio::response_parts_attr_t::final_parts,
+          restinio::response_connection_attr_t::connection_close},
+      restinio::write_group_t{restinio::writable_items_container_t{}});
+  close_answer(s, p.status, elapsed);
+}
+
+body_stream_ptr exchange::stream(response head) {
+  if (impl_->done.exchange(true))
+    return nullptr;
+  auto& s = *impl_;
+  if (s.deadlines)
+    s.deadlines->remove(s);
+  auto p = std::make_unique<body_stream::impl>();
+  p->ex = shared_from_this();
+  p->status = head.status;
+  p->conn = restinio::impl::access_req_connection(*s.req);
+  p->request_id = s.req->request_id();
+  p->out.emplace(s.req->create_response<restinio::chunked_output_t>(
+      status_line(head.status)));
+  add_headers(*p->out, s, head);
+  s.req.reset();
+  return std::make_shared<body_stream>(std::move(p));
 }
 
 void exchange::set_timeout_response(response r) {

@@ -1,8 +1,10 @@
 #pragma once
 
+#include "core/base/errc.hpp"
+
 #include <atomic>
-#include <functional>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -10,8 +12,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include "core/base/errc.hpp"
 
 namespace mailassay::http {
 
@@ -52,6 +52,40 @@ struct rate_headers {
   std::int64_t reset = 0; ///< Seconds until the window resets.
 };
 
+/// A response whose body is written piece by piece with the chunked transfer
+/// coding, each piece after the previous one reached the socket, so a large
+/// body never sits in memory whole.
+class body_stream {
+public:
+  struct impl;
+
+  explicit body_stream(std::unique_ptr<impl> p);
+
+  /// Aborts the response unless it was finished or aborted.
+  ~body_stream();
+
+  body_stream(const body_stream&) = delete;
+  body_stream& operator=(const body_stream&) = delete;
+
+  /// Sends `data` as one chunk (the head goes with the first), then runs
+  /// `then(true)` once it was written, or `then(false)` when the connection
+  /// failed; `then` runs on an I/O thread and must not block.
+  void write(std::string data, std::function<void(bool)> then);
+
+  /// Sends `last` (may be empty) and ends the body; the request is done.
+  void finish(std::string last = {});
+
+  /// Gives up after the head was sent (its status cannot change): closes
+  /// the connection without ending the body, so the client sees it
+  /// incomplete; `e` is logged.
+  void abort(const core::error& e);
+
+private:
+  std::unique_ptr<impl> impl_;
+};
+
+using body_stream_ptr = std::shared_ptr<body_stream>;
+
 /// One request in flight: answered exactly once, by whoever comes first —
 /// the handler, an actor, or the deadline timer.
 class exchange : public std::enable_shared_from_this<exchange> {
@@ -79,6 +113,11 @@ public:
 
   /// Writes the response unless one was written already; thread-safe.
   void respond(response r);
+
+  /// Starts a streamed response with the status, type and headers of
+  /// `head` (its body is ignored); returns null if a response was written
+  /// already. The request no longer times out: the stream ends it.
+  body_stream_ptr stream(response head);
 
   /// Writes `body` as JSON with `status`.
   void json(int status, std::string body);

@@ -1,5 +1,9 @@
 #pragma once
 
+#include "http/exchange.hpp"
+
+#include <restinio/all.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -7,10 +11,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <restinio/all.hpp>
-
-#include "http/exchange.hpp"
 
 namespace mailassay::http {
 
@@ -43,6 +43,10 @@ struct exchange::impl {
   bool listed = false;      ///< In the deadline list.
   exchange* self = nullptr; ///< The exchange owning this state.
   std::optional<response> on_timeout;
+  /// The body gate refused the request's body (see body_gate.hpp).
+  bool body_refused = false;
+  /// The response closes the connection (`Connection: close`).
+  bool close_connection = false;
   std::string cors_origin;           ///< Echoed in Access-Control-Allow-Origin.
   std::function<void(int)> answered; ///< See exchange::on_answer.
 };

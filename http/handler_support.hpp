@@ -1,13 +1,23 @@
 #pragma once
 
-#include <utility>
-
 #include "actors/accounts/use_cases.hpp"
 #include "http/codec.hpp"
 #include "http/router.hpp"
 #include "http/services.hpp"
 
+#include <string>
+#include <utility>
+
 namespace mailassay::http {
+
+/// The 413 of a batch upload over `batch.max_file_bytes`; from the handler,
+/// or from the server when the body gate refused the body while it arrived.
+inline core::error file_too_large(const services& svc) {
+  return core::make_error(core::errc::payload_too_large,
+                          "The file is larger than the limit of " +
+                              std::to_string(svc.cfg.batch.max_file_bytes) +
+                              " bytes");
+}
 
 /// Reads the credentials a request presents (Authorization, Origin/Referer).
 actors::accounts::credentials credentials_of(const request_view& req);

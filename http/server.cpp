@@ -1,25 +1,39 @@
 #include "http/server.hpp"
 
-#include <future>
-#include <thread>
-
 #include "actors/log.hpp"
+#include "core/base/ascii.hpp"
 #include "http/errors.hpp"
 #include "http/exchange_impl.hpp"
+#include "http/gated_socket.hpp"
+#include "http/handler_support.hpp"
 #include "http/router.hpp"
 #include "http/services.hpp"
 #include "security/random.hpp"
+
+#include <algorithm>
+#include <future>
+#include <thread>
 
 namespace mailassay::http {
 
 namespace {
 
-using traits = restinio::default_traits_t;
+// Requests are read through the body gate (gated_socket.hpp).
+struct traits : restinio::default_traits_t {
+  using stream_socket_t = gated_socket;
+};
 using server_type = restinio::http_server_t<traits>;
 
-// Bodies above this are refused by RESTinio itself, which closes the
-// connection without an answer; below it, we answer 413 per route.
+// The largest body of any route but the batch upload; the gate refuses
+// larger ones while they stream in (413). Below it, dispatch answers 413 per
+// route after the body was read.
 constexpr std::uint64_t hard_body_limit = 32ull << 20;
+
+// Whether a header name is the gate's refusal marker.
+bool is_refusal_marker(std::string_view name) {
+  return name.size() == refused_marker.size() &&
+         core::ascii_iequals(name, refused_marker);
+}
 
 // The dotted quad of an IPv4 address, as inet_ntop writes it (and
 // core::limits::to_string, so it is also the canonical client IP), without
@@ -42,8 +56,10 @@ std::string dotted_quad(const asio::ip::address_v4& a) {
 }
 
 // Fills `v` in place: the exchange is allocated once and the request copied
-// into it, with room for every header reserved up front.
-void fill_view(request_view& v, const restinio::request_handle_t& req,
+// into it, with room for every header reserved up front. Returns whether the
+// body gate refused the request's body (its marker is a header, or a trailer
+// of a chunked body).
+bool fill_view(request_view& v, const restinio::request_handle_t& req,
                const services& svc) {
   const auto& h = req->header();
   v.method = h.method().c_str();
@@ -51,20 +67,27 @@ void fill_view(request_view& v, const restinio::request_handle_t& req,
   v.query = std::string{h.query()};
   v.body = req->body();
   v.headers.reserve(h.fields_count());
-  for (const auto& f : h)
+  bool refused = false;
+  for (const auto& f : h) {
+    refused = refused || is_refusal_marker(f.name());
     v.headers.emplace_back(f.name(), f.value());
+  }
+  if (auto* chunked = req->chunked_input_info())
+    for (const auto& f : chunked->trailing_fields())
+      refused = refused || is_refusal_marker(f.name());
   auto peer = req->remote_endpoint().address();
   if (peer.is_v4() && svc.trusted_proxies.empty()) {
     // Nobody's X-Forwarded-For is believed: the client is the peer, whose
     // text is already canonical.
     v.peer_ip = dotted_quad(peer.to_v4());
     v.client_ip = v.peer_ip;
-    return;
+    return refused;
   }
   v.peer_ip = peer.to_string();
   auto xff = v.header("X-Forwarded-For");
   v.client_ip = core::limits::client_ip(
       v.peer_ip, xff ? *xff : std::string_view{}, svc.trusted_proxies);
+  return refused;
 }
 
 } // namespace
@@ -92,13 +115,13 @@ struct server::impl {
   on_request(restinio::request_handle_t req) {
     auto p = std::make_unique<exchange::impl>();
     p->started = std::chrono::steady_clock::now();
-    fill_view(p->view, req, svc);
+    p->body_refused = fill_view(p->view, req, svc);
     p->req = std::move(req);
     p->stats = &svc.stats;
     p->in_flight = &svc.in_flight;
     auto incoming = p->view.header("X-Request-Id");
-    if (incoming && !incoming->empty() && incoming->size() <= 64
-        && incoming->find_first_of("\"\\\r\n") == std::string_view::npos)
+    if (incoming && !incoming->empty() && incoming->size() <= 64 &&
+        incoming->find_first_of("\"\\\r\n") == std::string_view::npos)
       p->id = std::string{*incoming};
     else
       p->id = id_prefix + "-" + std::to_string(++next_id);
@@ -119,28 +142,38 @@ struct server::impl {
     const auto& req = ex->request();
     if (svc.draining)
       return ex->fail(
-        make_error(errc::unavailable, "The server is shutting down"));
+          make_error(errc::unavailable, "The server is shutting down"));
+    if (ex->state().body_refused) {
+      // The gate dropped the rest of the body: the connection cannot carry
+      // another request.
+      ex->state().close_connection = true;
+      if (m.found && m.found->fn == handle_batch_upload)
+        return ex->fail(file_too_large(svc));
+      return ex->fail(make_error(errc::payload_too_large,
+                                 "Request body exceeds the limit of " +
+                                     std::to_string(hard_body_limit) +
+                                     " bytes"));
+    }
     if (!m.found) {
       if (m.allow.empty())
-        return ex->fail(make_error(errc::not_found, "Cannot " + req.method
-                                                      + " " + req.path));
+        return ex->fail(make_error(errc::not_found,
+                                   "Cannot " + req.method + " " + req.path));
       if (req.method == "OPTIONS")
         return ex->respond(preflight(req, m.allow));
       response r{405,
                  error_body(make_error(errc::method_not_allowed,
-                                           "Method " + req.method
-                                             + " not allowed on "
-                                             + req.path)),
+                                       "Method " + req.method +
+                                           " not allowed on " + req.path)),
                  "application/json",
                  {{"Allow", m.allow}}};
       return ex->respond(std::move(r));
     }
-    auto limit = m.found->max_body ? m.found->max_body
-                                   : svc.cfg.http.max_body_bytes;
+    auto limit =
+        m.found->max_body ? m.found->max_body : svc.cfg.http.max_body_bytes;
     if (static_cast<std::int64_t>(req.body.size()) > limit)
       return ex->fail(make_error(errc::payload_too_large,
-                                 "Request body exceeds the limit of "
-                                   + std::to_string(limit) + " bytes"));
+                                 "Request body exceeds the limit of " +
+                                     std::to_string(limit) + " bytes"));
     arm_deadline(ex);
     m.found->fn(call{ex, &svc});
   }
@@ -151,7 +184,8 @@ struct server::impl {
   static response preflight(const request_view& req, const std::string& allow) {
     response r{204, {}, "", {{"Allow", allow}}};
     if (auto origin = req.header("Origin")) {
-      r.headers.emplace_back("Access-Control-Allow-Origin", std::string{*origin});
+      r.headers.emplace_back("Access-Control-Allow-Origin",
+                             std::string{*origin});
       r.headers.emplace_back("Access-Control-Allow-Methods", allow);
       r.headers.emplace_back("Access-Control-Allow-Headers",
                              "Authorization, Content-Type, X-Device-Id, "
@@ -162,13 +196,10 @@ struct server::impl {
     return r;
   }
 
-  void arm_deadline(const exchange_ptr& ex) {
-    deadlines->add(*ex);
-  }
+  void arm_deadline(const exchange_ptr& ex) { deadlines->add(*ex); }
 };
 
-server::server(services& svc) : impl_(std::make_unique<impl>(svc)) {
-}
+server::server(services& svc) : impl_(std::make_unique<impl>(svc)) {}
 
 server::~server() {
   if (impl_->runner)
@@ -177,24 +208,31 @@ server::~server() {
 
 std::string server::start() {
   auto& s = *impl_;
+  auto upload_limit =
+      static_cast<std::uint64_t>(s.svc.cfg.batch.max_file_bytes);
+  asio::use_service<body_limits_service>(s.ioctx).limits =
+      body_limits{upload_limit, hard_body_limit};
   restinio::server_settings_t<traits> settings;
   settings.address(s.svc.cfg.http.address)
-    .port(s.svc.cfg.http.port)
-    .incoming_http_msg_limits(
-      restinio::incoming_http_msg_limits_t{}.max_body_size(hard_body_limit))
-    // Our own deadline answers first; RESTinio's only reaps what is left.
-    .handle_request_timeout(
-      std::chrono::milliseconds(s.svc.cfg.http.request_timeout_ms + 5000))
-    .read_next_http_message_timelimit(std::chrono::seconds(60))
-    .write_http_response_timelimit(std::chrono::seconds(30))
-    .request_handler([&s](restinio::request_handle_t req) {
-      return s.on_request(std::move(req));
-    });
+      .port(s.svc.cfg.http.port)
+      // Only reached when the gate stopped following a connection (a head
+      // larger than the read buffer): RESTinio then closes without an answer.
+      .incoming_http_msg_limits(
+          restinio::incoming_http_msg_limits_t{}.max_body_size(
+              std::max(hard_body_limit, upload_limit)))
+      // Our own deadline answers first; RESTinio's only reaps what is left.
+      .handle_request_timeout(
+          std::chrono::milliseconds(s.svc.cfg.http.request_timeout_ms + 5000))
+      .read_next_http_message_timelimit(std::chrono::seconds(60))
+      .write_http_response_timelimit(std::chrono::seconds(30))
+      .request_handler([&s](restinio::request_handle_t req) {
+        return s.on_request(std::move(req));
+      });
   try {
     s.srv = std::make_unique<server_type>(
-      restinio::external_io_context(s.ioctx), std::move(settings));
+        restinio::external_io_context(s.ioctx), std::move(settings));
     s.runner = std::make_unique<restinio::on_pool_runner_t<server_type>>(
-      static_cast<std::size_t>(s.svc.cfg.http.io_threads), *s.srv);
+        static_cast<std::size_t>(s.svc.cfg.http.io_threads), *s.srv);
     std::promise<void> started;
     auto result = started.get_future();
     s.runner->start([&started]() noexcept { started.set_value(); },
@@ -204,8 +242,8 @@ std::string server::start() {
     result.get();
   } catch (const std::exception& e) {
     s.runner.reset();
-    return std::string{"cannot listen on "} + s.svc.cfg.http.address + ":"
-           + std::to_string(s.svc.cfg.http.port) + ": " + e.what();
+    return std::string{"cannot listen on "} + s.svc.cfg.http.address + ":" +
+           std::to_string(s.svc.cfg.http.port) + ": " + e.what();
   }
   return {};
 }
@@ -215,8 +253,8 @@ void server::drain_and_stop(int grace_ms) {
   if (!s.runner)
     return;
   s.svc.draining = true;
-  auto until
-    = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
+  auto until =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
   while (s.svc.in_flight.load() > 0 && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   s.runner->stop();

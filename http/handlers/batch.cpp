@@ -199,15 +199,80 @@ void with_job(call c, F f) {
                  });
 }
 
+// The results of one export, streamed a page at a time: a page is read on a
+// storage worker only after the previous one was written to the socket, so
+// an export holds one page in memory whatever the job's size.
+//
+//   read page --> encode --> write chunk --written--> read next page ...
+//        \--short page--> write last chunk + end of body
+//        \--storage error--> close the connection (the head is sent)
+struct results_export : std::enable_shared_from_this<results_export> {
+  // Rows per page (~100 bytes each in the export).
+  static constexpr std::size_t page_rows = 2000;
+
+  services* svc = nullptr;
+  body_stream_ptr out;
+  std::string job_id;
+  std::vector<std::string> statuses;
+  bool csv = true;
+  std::int64_t after = -1; // seq of the last row read
+  bool first = true;       // no row written yet (JSON separators)
+
+  // Done rows only: a running job exports what is finished so far.
+  core::expected<std::vector<core::batch::item>> read(storage::store& db) {
+    auto page = db.batch_items(job_id, after, page_rows, true, statuses);
+    if (page && !page->empty())
+      after = page->back().seq;
+    return page;
+  }
+
+  // Writes `prefix` and the rows of `page`; then reads the next page, or
+  // ends the body after a short one.
+  void send(std::string prefix, const std::vector<core::batch::item>& page) {
+    auto chunk = std::move(prefix);
+    for (auto& it : page) {
+      if (csv) {
+        actors::batch::append_csv_row(chunk, it);
+      } else {
+        if (!first)
+          chunk += ',';
+        actors::batch::append_json_row(chunk, it);
+      }
+      first = false;
+    }
+    if (page.size() < page_rows) {
+      if (!csv)
+        chunk += "]}";
+      return out->finish(std::move(chunk));
+    }
+    out->write(std::move(chunk), [self = shared_from_this()](bool ok) {
+      if (!ok)
+        return self->out->abort(core::make_error(
+            core::errc::unavailable, "the client connection failed"));
+      self->next();
+    });
+  }
+
+  void next() {
+    svc->storage.submit({[self = shared_from_this()](actors::job_context& ctx) {
+      if (!ctx.db)
+        return self->out->abort(ctx.open_error);
+      auto page = self->read(*ctx.db);
+      if (!page)
+        return self->out->abort(page.error_value());
+      self->send({}, *page);
+    }});
+  }
+};
+
 } // namespace
 
 void handle_batch_upload(call c) {
+  // The server's body gate refuses larger bodies while they arrive; this
+  // covers a connection it stopped following (see body_gate.hpp).
   if (static_cast<std::int64_t>(c.req().body.size()) >
       c.svc->cfg.batch.max_file_bytes)
-    return c.ex->fail(core::make_error(
-        core::errc::payload_too_large,
-        "The file is larger than the limit of " +
-            std::to_string(c.svc->cfg.batch.max_file_bytes) + " bytes"));
+    return c.ex->fail(file_too_large(*c.svc));
   with_principal(c, false, [c](uc::account_env& env, const uc::principal& who) {
     auto in = upload_of(c.req());
     if (!in)
@@ -293,42 +358,31 @@ void handle_batch_results(call c) {
   with_job(c, [c, format, statuses](uc::account_env& env, const job& j) {
     if (!statuses)
       return c.ex->fail(statuses.error_value());
-    // Done rows only: a running job exports what is finished so far.
-    std::string body;
-    bool csv = format == "csv";
-    if (csv)
-      actors::batch::append_csv_header(body);
-    else
-      body = "{\"jobId\":\"" + j.id + "\",\"status\":\"" +
-             std::string{core::batch::to_string(j.status)} + "\",\"results\":[";
-    std::int64_t after = -1;
-    bool first = true;
-    for (;;) {
-      auto page = env.db.batch_items(j.id, after, 5000, true, *statuses);
-      if (!page)
-        return c.ex->fail(page.error_value());
-      for (auto& it : *page) {
-        if (csv) {
-          actors::batch::append_csv_row(body, it);
-        } else {
-          if (!first)
-            body += ',';
-          actors::batch::append_json_row(body, it);
-        }
-        first = false;
-      }
-      if (page->size() < 5000)
-        break;
-      after = page->back().seq;
-    }
-    if (!csv)
-      body += "]}";
+    auto x = std::make_shared<results_export>();
+    x->svc = c.svc;
+    x->job_id = j.id;
+    x->statuses = *statuses;
+    x->csv = format == "csv";
+    // The first page is read before the head is sent, so a storage error
+    // still gets its status and error body.
+    auto page = x->read(env.db);
+    if (!page)
+      return c.ex->fail(page.error_value());
     auto name = j.id + "-results." + format;
-    c.ex->respond(response{
+    x->out = c.ex->stream(response{
         200,
-        std::move(body),
-        csv ? "text/csv; charset=utf-8" : "application/json",
+        {},
+        x->csv ? "text/csv; charset=utf-8" : "application/json",
         {{"Content-Disposition", "attachment; filename=\"" + name + "\""}}});
+    if (!x->out)
+      return;
+    std::string head;
+    if (x->csv)
+      actors::batch::append_csv_header(head);
+    else
+      head = "{\"jobId\":\"" + j.id + "\",\"status\":\"" +
+             std::string{core::batch::to_string(j.status)} + "\",\"results\":[";
+    x->send(std::move(head), *page);
   });
 }
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -110,6 +111,8 @@ struct batch_env {
     auto r = a->call("GET", "/v2/batch/" + id + "/results?format=csv" + q, key);
     REQUIRE_MESSAGE(r.status == 200, r.body);
     CHECK(r.header("content-type").rfind("text/csv", 0) == 0);
+    CHECK(r.header("transfer-encoding") == "chunked");
+    CHECK(r.header("content-length").empty());
     std::vector<std::vector<std::string>> rows;
     std::istringstream in{r.body};
     for (std::string line; std::getline(in, line);) {
@@ -125,6 +128,36 @@ struct batch_env {
     return rows;
   }
 };
+
+// Resident and peak resident memory of a process in kB (/proc/PID/status).
+std::pair<long, long> rss_kb(pid_t pid) {
+  std::ifstream in{"/proc/" + std::to_string(pid) + "/status"};
+  long rss = -1;
+  long peak = -1;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmRSS:", 0) == 0)
+      rss = std::stol(line.substr(6));
+    else if (line.rfind("VmHWM:", 0) == 0)
+      peak = std::stol(line.substr(6));
+  }
+  return {rss, peak};
+}
+
+// The status codes of the responses in `raw`, in order.
+std::vector<int> statuses_in(const std::string& raw) {
+  std::vector<int> out;
+  for (auto p = raw.find("HTTP/1.1 "); p != std::string::npos;
+       p = raw.find("HTTP/1.1 ", p + 1))
+    out.push_back(std::atoi(raw.c_str() + p + 9));
+  return out;
+}
+
+// The body of the last response in `raw` (a Content-Length body).
+std::string last_body(const std::string& raw) {
+  auto head_end = raw.rfind("\r\n\r\n");
+  return head_end == std::string::npos ? std::string{}
+                                       : raw.substr(head_end + 4);
+}
 
 std::string numbered_csv(int n, const std::string& domain_fmt) {
   std::string csv = "email\n";
@@ -449,22 +482,157 @@ TEST_SUITE("http.batch") {
     CHECK(second.log().find("batch_claimed") != std::string::npos);
   }
 
+  TEST_CASE("an upload over the file limit gets 413 while it arrives, "
+            "whatever its framing") {
+    batch_env env;
+    auto auth = "Authorization: Bearer " + env.key + "\r\n";
+    auto expect_413 = [](const std::string& raw) {
+      REQUIRE_MESSAGE(statuses_in(raw) == std::vector<int>{413},
+                      raw.substr(0, 400));
+      CHECK(raw.find("Connection: close") != std::string::npos);
+      CHECK(raw.find("X-Request-Id: ") != std::string::npos);
+      auto body = json::parse(last_body(raw));
+      CHECK(body["statusCode"] == 413);
+      CHECK(body["code"] == "PAYLOAD_TOO_LARGE");
+      CHECK(body["message"] ==
+            "The file is larger than the limit of 10485760 bytes");
+    };
+    SUBCASE("Expect: 100-continue with a too large length: the body is "
+            "never sent") {
+      auto started = std::chrono::steady_clock::now();
+      auto raw = raw_exchange(env.srv->port(),
+                              "POST /v2/batch/upload HTTP/1.1\r\n"
+                              "Host: x\r\n" +
+                                  auth +
+                                  "Content-Type: text/csv\r\n"
+                                  "Content-Length: 11534336\r\n"
+                                  "Expect: 100-continue\r\n\r\n",
+                              5000);
+      expect_413(raw);
+      // Answered at once, not after a read timeout.
+      CHECK(std::chrono::steady_clock::now() - started <
+            std::chrono::seconds(3));
+    }
+    SUBCASE("a chunked body passing 10 MB") {
+      std::string big(11 * 1024 * 1024, 'a');
+      auto raw = raw_exchange(env.srv->port(),
+                              "POST /v2/batch/upload HTTP/1.1\r\n"
+                              "Host: x\r\n" +
+                                  auth +
+                                  "Content-Type: text/csv\r\n"
+                                  "Transfer-Encoding: chunked\r\n\r\n" +
+                                  chunked(big, 100000));
+      expect_413(raw);
+    }
+    SUBCASE("a body over RESTinio's own 32 MB limit is answered, not "
+            "dropped") {
+      std::string huge(33 * 1024 * 1024, 'a');
+      auto r = env.upload(huge);
+      CHECK(r.status == 413);
+      REQUIRE_FALSE(r.body.empty());
+      CHECK(json::parse(r.body)["code"] == "PAYLOAD_TOO_LARGE");
+      // Any other route too, with its own message.
+      auto other = env.a->call("POST", "/v2/email/validate", env.key, huge);
+      CHECK(other.status == 413);
+      CHECK_MESSAGE(other.body.find("33554432") != std::string::npos,
+                    other.body);
+    }
+    CHECK(env.get("/v2/batch")["items"].empty());
+  }
+
+  TEST_CASE("uploads on a keep-alive connection and pipelined after other "
+            "requests are framed exactly") {
+    batch_env env;
+    std::vector<std::pair<std::string, std::string>> auth{
+        {"Authorization", "Bearer " + env.key}};
+    http_connection conn{env.srv->port()};
+    CHECK(conn.request("GET", "/v2/batch", auth).status == 200);
+    auto csv_auth = auth;
+    csv_auth.emplace_back("Content-Type", "text/csv");
+    auto up = conn.request("POST", "/v2/batch/upload", csv_auth,
+                           "email\na@good.test\n");
+    REQUIRE_MESSAGE(up.status == 201, up.body);
+    auto id = json::parse(up.body)["id"].get<std::string>();
+    env.wait_done(id);
+    CHECK(conn.request("GET", "/v2/batch/" + id, auth).status == 200);
+
+    // Three requests in one write: a chunked upload between two others,
+    // its chunk lines split across reads by the chunk size.
+    auto a = "Authorization: Bearer " + env.key + "\r\n";
+    auto raw = raw_exchange(
+        env.srv->port(),
+        "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+        "POST /v2/batch/upload?deduplicate=false HTTP/1.1\r\nHost: x\r\n" +
+            a + "Content-Type: text/csv\r\nTransfer-Encoding: chunked\r\n\r\n" +
+            chunked(numbered_csv(2000, "good.test"), 777) +
+            "GET /v2/batch HTTP/1.1\r\nHost: x\r\n" + a +
+            "Connection: close\r\n\r\n");
+    CHECK(statuses_in(raw) == std::vector<int>{200, 201, 200});
+    auto list = json::parse(last_body(raw));
+    REQUIRE(list["items"].size() == 2);
+    CHECK(list["items"][0]["totalRows"] == 2000);
+  }
+
+  TEST_CASE("the export is streamed in chunks, as CSV or as one JSON "
+            "document") {
+    batch_env env;
+    auto r = env.upload(numbered_csv(4500, "good.test") + "=1+2\n");
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    auto id = json::parse(r.body)["id"].get<std::string>();
+    env.wait_done(id);
+    auto csv = env.a->call("GET", "/v2/batch/" + id + "/results", env.key);
+    REQUIRE(csv.status == 200);
+    CHECK(csv.header("transfer-encoding") == "chunked");
+    CHECK(csv.header("content-disposition") ==
+          "attachment; filename=\"" + id + "-results.csv\"");
+    CHECK(csv.body.rfind("email,status,reason,score,normalized,has_mx,"
+                         "disposable,role_account,free_provider,random,"
+                         "catch_all,smtp_checked,suggestion\r\n",
+                         0) == 0);
+    // "user" is a role account.
+    CHECK(csv.body.find("\r\nuser0@good.test,risky,role_account,") !=
+          std::string::npos);
+    CHECK(csv.body.find("\r\n'=1+2,invalid,") != std::string::npos);
+    CHECK(std::count(csv.body.begin(), csv.body.end(), '\n') == 4502);
+
+    auto js =
+        env.a->call("GET", "/v2/batch/" + id + "/results?format=json", env.key);
+    REQUIRE(js.status == 200);
+    CHECK(js.header("transfer-encoding") == "chunked");
+    CHECK(js.body.rfind("{\"jobId\":\"" + id +
+                            "\",\"status\":\"completed\",\"results\":[{",
+                        0) == 0);
+    auto doc = json::parse(js.body); // one valid document across pages
+    REQUIRE(doc["results"].size() == 4501);
+    CHECK(doc["results"][0]["email"] == "user0@good.test");
+    CHECK(doc["results"][4499]["email"] == "user4499@good.test");
+    CHECK(doc["results"][4500]["status"] == "invalid");
+
+    // A filter that matches nothing still gives a whole document.
+    auto none =
+        env.get("/v2/batch/" + id + "/results?format=json&status=unknown");
+    CHECK(none["results"].empty());
+    CHECK(env.export_csv(id, "&status=unknown").size() == 1);
+  }
+
   TEST_CASE("a 200000-row file with 20% duplicates completes and exports one "
             "row per unique address plus the invalid rows") {
-    batch_env env{{{"MAILASSAY_BATCH_CONCURRENCY", "256"}}};
+    auto dir = temp_dir("batch-200k");
+    batch_env env{{{"MAILASSAY_BATCH_CONCURRENCY", "256"},
+                   {"MAILASSAY_DATABASE_URL", durable_db_url(dir)}}};
     env.dns.load_zone("*.w.test MX 10 mx.w.test\n");
     // 159000 addresses over 5000 domains, each repeated once for 40000 of
     // them (rows 160000..199999 repeat rows 0..39999), plus 1000 bad rows.
     std::string csv = "email\n";
     csv.reserve(5 * 1024 * 1024);
     for (int i = 0; i < 159000; ++i)
-      csv += "u" + std::to_string(i) + "@d" + std::to_string(i % 5000)
-             + ".w.test\n";
+      csv += "u" + std::to_string(i) + "@d" + std::to_string(i % 5000) +
+             ".w.test\n";
     for (int i = 0; i < 1000; ++i)
       csv += "bad row " + std::to_string(i) + "\n";
     for (int i = 0; i < 40000; ++i)
-      csv += "u" + std::to_string(i) + "@D" + std::to_string(i % 5000)
-             + ".W.test\n";
+      csv += "u" + std::to_string(i) + "@D" + std::to_string(i % 5000) +
+             ".W.test\n";
     REQUIRE(csv.size() < 10 * 1024 * 1024);
     auto r = env.upload(csv);
     REQUIRE_MESSAGE(r.status == 201, r.body);
@@ -477,14 +645,49 @@ TEST_SUITE("http.batch") {
     CHECK(done["status"] == "completed");
     CHECK(done["processed"] == 160000);
     auto& c = done["counts"];
-    CHECK(c["valid"].get<int>() + c["risky"].get<int>() + c["unknown"].get<int>()
-            + c["invalid"].get<int>()
-          == 160000);
+    CHECK(c["valid"].get<int>() + c["risky"].get<int>() +
+              c["unknown"].get<int>() + c["invalid"].get<int>() ==
+          160000);
     CHECK(c["unknown"] == 0);
-    auto res = env.a->call("GET", "/v2/batch/" + j["id"].get<std::string>()
-                                    + "/results?format=csv",
+    // The export holds a page at a time: the peak memory of a fresh server
+    // (one storage connection, so one SQLite page cache) grows by far less
+    // than the 16 MB body while it runs.
+    env.env["MAILASSAY_ACTORS_STORAGE_WORKERS"] = "1";
+    env.start();
+    {
+      std::ofstream clear{"/proc/" + std::to_string(env.srv->pid()) +
+                          "/clear_refs"};
+      clear << "5"; // resets the peak (VmHWM) to the current RSS
+    }
+    auto before = rss_kb(env.srv->pid());
+    auto res = env.a->call("GET",
+                           "/v2/batch/" + j["id"].get<std::string>() +
+                               "/results?format=csv",
                            env.key);
     REQUIRE(res.status == 200);
+    CHECK(res.header("transfer-encoding") == "chunked");
+    CHECK(res.body.size() > 16u * 1000 * 1000);
+    auto after = rss_kb(env.srv->pid());
+    MESSAGE("export of " << res.body.size() << " bytes: RSS " << before.first
+                         << " kB before, peak " << after.second << " kB");
+    CHECK(after.second - before.first < 10 * 1024);
+
+    // A client that leaves in the middle: the server stops that export,
+    // says so in its log, and goes on serving.
+    auto part = raw_exchange(env.srv->port(),
+                             "GET /v2/batch/" + j["id"].get<std::string>() +
+                                 "/results HTTP/1.1\r\nHost: x\r\n"
+                                 "Authorization: Bearer " +
+                                 env.key + "\r\n\r\n",
+                             10000, 1 << 20);
+    CHECK(part.size() >= 1u << 20);
+    for (int i = 0; i < 100; ++i) {
+      if (env.srv->log().find("stream_aborted") != std::string::npos)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    CHECK(env.srv->log().find("stream_aborted") != std::string::npos);
+    CHECK(env.get("/v2/batch")["items"].size() == 1);
     std::size_t lines = 0;
     std::set<std::string> seen;
     std::istringstream in{res.body};

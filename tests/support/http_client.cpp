@@ -1,5 +1,6 @@
 #include "tests/support/http_client.hpp"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <cctype>
 #include <cstring>
@@ -78,7 +79,9 @@ http_request(int port, const std::string& method, const std::string& path,
   bool has_length = false;
   for (auto& [k, v] : headers) {
     req += k + ": " + v + "\r\n";
-    if (strcasecmp(k.c_str(), "Content-Length") == 0)
+    // A chunked body carries its own length.
+    if (strcasecmp(k.c_str(), "Content-Length") == 0 ||
+        strcasecmp(k.c_str(), "Transfer-Encoding") == 0)
       has_length = true;
   }
   if (!has_length && (!body.empty() || method == "POST" || method == "PATCH"))
@@ -115,11 +118,50 @@ http_request(int port, const std::string& method, const std::string& path,
   return out;
 }
 
+std::string raw_exchange(int port, const std::string& bytes, int timeout_ms,
+                         std::size_t stop_after) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0)
+    return {};
+  timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string raw;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      send_all(fd, bytes)) {
+    char buf[65536];
+    while (raw.size() < stop_after) {
+      auto n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0)
+        break;
+      raw.append(buf, static_cast<size_t>(n));
+    }
+  }
+  ::close(fd);
+  return raw;
+}
+
+std::string chunked(const std::string& body, std::size_t chunk_size) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (std::size_t p = 0; p < body.size(); p += chunk_size) {
+    auto n = std::min(chunk_size, body.size() - p);
+    std::string size;
+    for (auto v = n; v > 0; v /= 16)
+      size.insert(size.begin(), hex[v % 16]);
+    out += size + "\r\n";
+    out.append(body, p, n);
+    out += "\r\n";
+  }
+  return out + "0\r\n\r\n";
+}
+
 } // namespace mailassay::testing
 
 namespace mailassay::testing {
-
-namespace {} // namespace
 
 http_connection::http_connection(int port) : port_(port) {
   connect();
@@ -206,7 +248,9 @@ http_response http_connection::request(
   bool has_length = false;
   for (auto& [k, v] : headers) {
     req += k + ": " + v + "\r\n";
-    if (strcasecmp(k.c_str(), "Content-Length") == 0)
+    // A chunked body carries its own length.
+    if (strcasecmp(k.c_str(), "Content-Length") == 0 ||
+        strcasecmp(k.c_str(), "Transfer-Encoding") == 0)
       has_length = true;
   }
   if (!has_length && (!body.empty() || method == "POST" || method == "PATCH"))

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,9 +22,21 @@ struct http_response {
 /// reads the whole response. status 0 means the connection failed or closed
 /// without an answer.
 http_response http_request(
-  int port, const std::string& method, const std::string& path,
-  const std::vector<std::pair<std::string, std::string>>& headers = {},
-  const std::string& body = "");
+    int port, const std::string& method, const std::string& path,
+    const std::vector<std::pair<std::string, std::string>>& headers = {},
+    const std::string& body = "");
+
+/// Sends `bytes` as they are on a fresh connection to 127.0.0.1:`port` and
+/// returns everything received until the server closes the connection,
+/// `timeout_ms` pass without data, or `stop_after` bytes arrived (then the
+/// client closes first), for pipelining, `Expect` and clients that leave.
+std::string raw_exchange(int port, const std::string& bytes,
+                         int timeout_ms = 10000,
+                         std::size_t stop_after = SIZE_MAX);
+
+/// Encodes `body` with the chunked transfer coding, `chunk_size` bytes a
+/// chunk (RFC 9112 §7.1).
+std::string chunked(const std::string& body, std::size_t chunk_size = 65536);
 
 /// One keep-alive HTTP/1.1 connection to 127.0.0.1:`port`: requests go
 /// one after another over the same socket (for tests that send many).
