@@ -281,7 +281,9 @@ void pump(supervisor* self) {
   if (st.stopping)
     return;
   auto limit = st.env->cfg.concurrency;
-  auto me = caf::actor_cast<caf::actor>(self);
+  // Weak: a validation still waiting (slow DNS, a long probe) must not keep
+  // a stopped supervisor, and its thread, alive.
+  auto me = self->address();
   while (st.in_flight < limit && !st.queue.empty()) {
     // The queue is sorted by domain: an SMTP job sends neighbours at one
     // domain as one group, so a session asks several recipients.
@@ -318,7 +320,8 @@ void pump(supervisor* self) {
           // May run on the resolver thread: the row is built by the
           // supervisor, on its low-priority thread.
           auto& [seq, email] = (*shared_ids)[i];
-          caf::anon_send(me, item_done{seq, email, std::move(r)});
+          if (auto sup = caf::actor_cast<caf::actor>(me))
+            caf::anon_send(sup, item_done{seq, email, std::move(r)});
         });
   }
   if (st.queue.size() < static_cast<std::size_t>(limit))

@@ -28,7 +28,7 @@ mx.peer.test A 127.0.0.1
 smtp.test MX 10 mx.peer.test
 grey.test MX 10 mx.peer.test
 *.slow.test MX 10 mx.peer.test
-*.slow.test DELAY 3000
+*.slow.test DELAY 20000
 )";
 
 struct thread_info {
@@ -74,7 +74,7 @@ struct scheduling_env {
     dns.load_zone(zone);
     std::map<std::string, std::string> env{
         {"MAILASSAY_DNS_SERVERS", dns.server()},
-        {"MAILASSAY_DNS_TIMEOUT_MS", "5000"},
+        {"MAILASSAY_DNS_TIMEOUT_MS", "30000"},
         {"MAILASSAY_DNS_TRIES", "1"},
         {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
         {"MAILASSAY_RISK_DATA_DIR",
@@ -129,7 +129,8 @@ struct scheduling_env {
 TEST_SUITE("http.batch_scheduling") {
   TEST_CASE("batch work runs on threads of lower priority than requests") {
     scheduling_env env{{{"MAILASSAY_BATCH_NICE", "15"}}};
-    // Each domain's DNS answer takes 3 s: the job is processing meanwhile.
+    // Each domain's DNS answer takes 20 s: the job stays in processing until
+    // it is cancelled below.
     std::string csv = "email\n";
     for (int i = 0; i < 4; ++i)
       csv += "ann@d" + std::to_string(i) + ".slow.test\n";
@@ -143,10 +144,9 @@ TEST_SUITE("http.batch_scheduling") {
           return true;
       return false;
     };
-    for (int i = 0; i < 100 && !has_supervisor(); ++i) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (!has_supervisor() && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      auto j = env.job(id);
-      REQUIRE_MESSAGE(j["status"] != "completed", j.dump());
       seen = threads_of(env.srv->pid());
     }
     int supervisors = 0, batch_db = 0, others = 0;
@@ -168,10 +168,10 @@ TEST_SUITE("http.batch_scheduling") {
     CHECK(supervisors == 1);
     CHECK(batch_db >= 1);
     CHECK(others >= 4);
-    auto done = env.wait_completed(id);
-    CHECK(done["counts"]["valid"] == 4);
-    // The supervisor's thread ends with its job (it quits just after
-    // writing `completed`).
+    auto cancel = env.a->call("POST", "/v2/batch/" + id + "/cancel", env.key);
+    CHECK_MESSAGE(cancel.status == 200, cancel.body);
+    // The supervisor's thread ends with its job, although its validations
+    // still wait for DNS.
     auto supervisor_alive = [&] {
       for (auto& t : threads_of(env.srv->pid()))
         if (t.name == "batch-job")
