@@ -2,12 +2,17 @@
 
 #include "actors/log.hpp"
 #include "actors/storage_pool.hpp"
+#include "core/base/ascii.hpp"
 #include "core/usage/accumulator.hpp"
+#include "security/digest.hpp"
 
 #include <caf/all.hpp>
 
+#include <algorithm>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 namespace mailassay::actors {
@@ -36,6 +41,40 @@ void flush_done::operator()(bool ok) const {
     state_->once(ok);
 }
 
+// -- the buffer ---------------------------------------------------------------
+
+struct usage_buffer {
+  /// One buffered request; `hash_address`: `event.address_hash` holds the
+  /// address itself, to be hashed when taken in.
+  struct entry {
+    usage_event event;
+    bool hash_address = false;
+  };
+
+  explicit usage_buffer(std::size_t drain_at) : drain_at(drain_at) {}
+
+  /// Appends one entry; returns whether the buffer just reached `drain_at`
+  /// (the caller then asks the actor to drain it, once per fill).
+  bool push(entry e) {
+    std::lock_guard guard{mtx};
+    entries.push_back(std::move(e));
+    return entries.size() == drain_at;
+  }
+
+  /// Hands over everything buffered, keeping `spare`'s capacity for the
+  /// next fill.
+  std::vector<entry> take(std::vector<entry>&& spare) {
+    spare.clear();
+    std::lock_guard guard{mtx};
+    entries.swap(spare);
+    return std::move(spare);
+  }
+
+  const std::size_t drain_at;
+  std::mutex mtx;
+  std::vector<entry> entries;
+};
+
 // -- the actor ----------------------------------------------------------------
 
 namespace {
@@ -58,6 +97,8 @@ struct recorder_state {
   // arrived during it (they also need what was recorded since).
   std::vector<std::function<void(bool)>> waiting_current;
   std::vector<std::function<void(bool)>> waiting_next;
+  std::shared_ptr<usage_buffer> buffer;
+  std::vector<usage_buffer::entry> taken; // reused between drains
   static inline const char* name = "usage_recorder";
 };
 
@@ -83,6 +124,28 @@ void answer(std::vector<std::function<void(bool)>>& waiters, bool ok) {
   waiters.clear();
   for (auto& w : ws)
     w(ok);
+}
+
+// Takes in what the facade buffered. Addresses are hashed here, off the
+// request threads, once per distinct address of this drain.
+void take_buffer(recorder_state& st) {
+  if (!st.buffer)
+    return;
+  st.taken = st.buffer->take(std::move(st.taken));
+  if (st.taken.empty())
+    return;
+  std::unordered_map<std::string, std::string> hashes;
+  for (auto& [e, hash_address] : st.taken) {
+    if (hash_address && !e.address_hash.empty()) {
+      auto [i, fresh] = hashes.try_emplace(std::move(e.address_hash));
+      if (fresh)
+        i->second = security::sha256_hex(core::ascii_lower(i->first));
+      e.address_hash = i->second;
+    }
+    st.acc.record(e.key_id, e.organization_id, e.at, e.successful, e.credits,
+                  e.address_hash);
+  }
+  st.taken.clear();
 }
 
 // Drains the accumulator into one batch for the sink. Nothing to write
@@ -114,6 +177,9 @@ void start_flush(recorder_ptr self) {
 
 void request_flush(recorder_ptr self, std::function<void(bool)> waiter) {
   auto& st = self->state;
+  // Everything counted before the request, buffered or not, goes out with
+  // the flight that answers it.
+  take_buffer(st);
   if (st.in_flight) {
     st.waiting_next.push_back(std::move(waiter));
     return;
@@ -125,8 +191,10 @@ void request_flush(recorder_ptr self, std::function<void(bool)> waiter) {
 usage_recorder_actor::behavior_type
 usage_recorder_fn(recorder_ptr self, usage_sink sink,
                   usage_recorder_settings cfg,
-                  std::shared_ptr<usage_gauges> gauges) {
+                  std::shared_ptr<usage_gauges> gauges,
+                  std::shared_ptr<usage_buffer> buffer) {
   auto& st = self->state;
+  st.buffer = std::move(buffer);
   st.acc = core::usage::accumulator{cfg.max_addresses};
   st.sink = std::move(sink);
   st.cfg = cfg;
@@ -142,8 +210,17 @@ usage_recorder_fn(recorder_ptr self, usage_sink sink,
         else
           update_gauges(st);
       },
+      [self](usage_drain_atom) {
+        auto& st = self->state;
+        take_buffer(st);
+        if (!st.in_flight && st.acc.pending() >= st.cfg.flush_threshold)
+          start_flush(self);
+        else
+          update_gauges(st);
+      },
       [self](usage_tick_atom) {
         auto& st = self->state;
+        take_buffer(st);
         if (!st.in_flight && !st.acc.empty())
           start_flush(self);
         self->delayed_send(self, st.cfg.flush_interval, usage_tick_atom_v);
@@ -238,8 +315,10 @@ bool write_usage(job_context& ctx, const usage_batch& batch) {
 usage_recorder_actor
 spawn_usage_recorder(caf::actor_system& sys, usage_sink sink,
                      usage_recorder_settings cfg,
-                     std::shared_ptr<usage_gauges> gauges) {
-  return sys.spawn(usage_recorder_fn, std::move(sink), cfg, std::move(gauges));
+                     std::shared_ptr<usage_gauges> gauges,
+                     std::shared_ptr<usage_buffer> buffer) {
+  return sys.spawn(usage_recorder_fn, std::move(sink), cfg, std::move(gauges),
+                   std::move(buffer));
 }
 
 usage_sink storage_usage_sink(storage_pool& pool) {
@@ -254,8 +333,10 @@ usage_sink storage_usage_sink(storage_pool& pool) {
 
 usage_recorder::usage_recorder(caf::actor_system& sys, usage_sink sink,
                                usage_recorder_settings cfg)
-    : sys_(sys), cfg_(cfg), gauges_(std::make_shared<usage_gauges>()) {
-  actor_ = spawn_usage_recorder(sys, std::move(sink), cfg, gauges_);
+    : sys_(sys), cfg_(cfg), gauges_(std::make_shared<usage_gauges>()),
+      buffer_(std::make_shared<usage_buffer>(
+          std::max<std::size_t>(1, cfg.flush_threshold))) {
+  actor_ = spawn_usage_recorder(sys, std::move(sink), cfg, gauges_, buffer_);
 }
 
 usage_recorder::~usage_recorder() {
@@ -271,7 +352,19 @@ void usage_recorder::record(std::string key_id, std::string organization_id,
 }
 
 void usage_recorder::record(usage_event event) {
-  caf::anon_send(actor_, std::move(event));
+  if (buffer_->push({std::move(event), false}))
+    caf::anon_send(actor_, usage_drain_atom_v);
+}
+
+void usage_recorder::record_address(std::string key_id,
+                                    std::string organization_id,
+                                    std::int64_t unix_seconds, bool successful,
+                                    std::int64_t credits, std::string address) {
+  usage_event e{std::move(key_id), std::move(organization_id),
+                unix_seconds,      successful,
+                credits,           std::move(address)};
+  if (buffer_->push({std::move(e), true}))
+    caf::anon_send(actor_, usage_drain_atom_v);
 }
 
 void usage_recorder::flush(flush_done done) {

@@ -108,8 +108,21 @@ using usage_done_atom = caf::atom_constant<caf::atom("usg_done")>;
 /// The done atom's value.
 constexpr usage_done_atom usage_done_atom_v = usage_done_atom{};
 
+/// Asks the recorder to take in what the facade buffered (sent by
+/// `usage_recorder::record` when its buffer reaches `flush_threshold`).
+using usage_drain_atom = caf::atom_constant<caf::atom("usg_drain")>;
+/// The drain atom's value.
+constexpr usage_drain_atom usage_drain_atom_v = usage_drain_atom{};
+
+/// Requests counted by `usage_recorder::record` between two drains: a
+/// vector under a short mutex, so the hot path sends no message per
+/// request. Shared by the facade and its actor; defined in the .cpp.
+struct usage_buffer;
+
 /// The usage recorder's messages:
-/// - `usage_event`: count one request; no reply (the hot path never waits);
+/// - `usage_event`: count one request; no reply (the facade buffers instead,
+///   see `usage_buffer`; the message is for other senders and tests);
+/// - `usage_drain_atom`: take in the facade's buffer now;
 /// - `usage_tick_atom`: the periodic flush, sent to itself;
 /// - `(usage_done_atom, flush id, ok)`: the outcome of the batch in flight;
 /// - `usage_flush_atom` -> `bool`: flushes everything recorded before it,
@@ -119,15 +132,19 @@ constexpr usage_done_atom usage_done_atom_v = usage_done_atom{};
 using usage_recorder_actor =
     caf::typed_actor<caf::reacts_to<usage_event>,
                      caf::reacts_to<usage_tick_atom>,
+                     caf::reacts_to<usage_drain_atom>,
                      caf::reacts_to<usage_done_atom, std::uint64_t, bool>,
                      caf::replies_to<usage_flush_atom>::with<bool>,
                      caf::reacts_to<usage_flush_atom, flush_done>>;
 
 /// Spawns a usage recorder writing through `sink`; `gauges` may be null.
+/// With a `buffer`, the recorder takes in its events on every tick, on
+/// `usage_drain_atom` and before every flush request.
 usage_recorder_actor
 spawn_usage_recorder(caf::actor_system& sys, usage_sink sink,
                      usage_recorder_settings cfg,
-                     std::shared_ptr<usage_gauges> gauges = nullptr);
+                     std::shared_ptr<usage_gauges> gauges = nullptr,
+                     std::shared_ptr<usage_buffer> buffer = nullptr);
 
 /// A sink that writes each batch with `add_usage` in a job on `pool`.
 /// When a batch is refused because a key no longer exists (errc::not_found)
@@ -138,8 +155,10 @@ usage_sink storage_usage_sink(storage_pool& pool);
 /// Per-key, per-day usage counters batched in memory and written to storage
 /// every `flush_interval` (see docs/usage-stats.md).
 ///
-/// The facade keeps CAF out of callers: `record` is a fire-and-forget send,
-/// `flush_and_stop` is the only call that waits.
+/// The facade keeps CAF out of callers: `record` appends to a buffer under
+/// a short lock (no message, no actor activation per request) that the
+/// actor takes in on its tick, when it reaches `flush_threshold` events,
+/// and before every flush; `flush_and_stop` is the only call that waits.
 class usage_recorder {
 public:
   /// Spawns the recorder actor in `sys`, writing through `sink`.
@@ -160,6 +179,13 @@ public:
   /// Counts one request; never waits.
   void record(usage_event event);
 
+  /// Counts one request for `address` (as given; "" = none), whose SHA-256
+  /// the recorder computes when it takes the event in, off the caller's
+  /// thread and once per distinct address of a drain. Never waits.
+  void record_address(std::string key_id, std::string organization_id,
+                      std::int64_t unix_seconds, bool successful,
+                      std::int64_t credits, std::string address);
+
   /// Flushes everything recorded so far and reports to `done` (on some
   /// actor thread) without waiting, e.g. before reading stats.
   void flush(flush_done done);
@@ -179,6 +205,7 @@ private:
   caf::actor_system& sys_;
   usage_recorder_settings cfg_;
   std::shared_ptr<usage_gauges> gauges_;
+  std::shared_ptr<usage_buffer> buffer_;
   usage_recorder_actor actor_;
 };
 

@@ -10,15 +10,15 @@ caf::behavior validation_worker(caf::event_based_actor*,
                                 std::shared_ptr<validation::validator> v,
                                 std::shared_ptr<pool_gauges> gauges) {
   return {
-    [v, gauges](validate_job& job) {
-      gauges->queued--;
-      gauges->busy++;
-      // `done` may run later on the resolver thread: count this actor's part
-      // only, the exchange tracks the rest.
-      v->validate(std::move(job.req), std::move(job.done));
-      gauges->busy--;
-      gauges->done++;
-    },
+      [v, gauges](validate_job& job) {
+        gauges->queued--;
+        gauges->busy++;
+        // `done` may run later on the resolver thread: count this actor's part
+        // only, the exchange tracks the rest.
+        v->validate(std::move(job.req), std::move(job.done));
+        gauges->busy--;
+        gauges->done++;
+      },
   };
 }
 
@@ -27,15 +27,22 @@ caf::behavior validation_worker(caf::event_based_actor*,
 validation_pool::validation_pool(caf::actor_system& sys,
                                  std::shared_ptr<validation::validator> v,
                                  int workers)
-  : gauges_(std::make_shared<pool_gauges>()), size_(workers) {
+    : validator_(v), gauges_(std::make_shared<pool_gauges>()), size_(workers) {
   auto gauges = gauges_;
   pool_ = caf::actor_pool::make(
-    sys.dummy_execution_unit(), static_cast<size_t>(workers),
-    [&sys, v, gauges] { return sys.spawn(validation_worker, v, gauges); },
-    caf::actor_pool::round_robin());
+      sys.dummy_execution_unit(), static_cast<size_t>(workers),
+      [&sys, v, gauges] { return sys.spawn(validation_worker, v, gauges); },
+      caf::actor_pool::round_robin());
 }
 
 void validation_pool::submit(validate_job job) {
+  if (!job.req.smtp) {
+    gauges_->busy++;
+    validator_->validate(std::move(job.req), std::move(job.done));
+    gauges_->busy--;
+    gauges_->done++;
+    return;
+  }
   gauges_->queued++;
   caf::anon_send(pool_, std::move(job));
 }

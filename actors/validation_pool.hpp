@@ -1,15 +1,15 @@
 #pragma once
 
-#include <atomic>
-#include <functional>
-#include <memory>
+#include "actors/storage_pool.hpp"
+#include "actors/validation/validator.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/fwd.hpp>
 
-#include "actors/storage_pool.hpp"
-#include "actors/validation/validator.hpp"
+#include <atomic>
+#include <functional>
+#include <memory>
 
 namespace mailassay::actors {
 
@@ -20,19 +20,29 @@ struct validate_job {
   std::function<void(validation::result)> done;
 };
 
-/// Event-based actors running the validation pipeline. They never block:
-/// syntax and free checks take microseconds, DNS completes on the resolver
-/// thread, and (with the SMTP issue) probes run in session actors.
+/// Runs the validation pipeline, on the calling thread when it is cheap and
+/// on event-based actors otherwise. Neither ever blocks: syntax and free
+/// checks take microseconds, a cached route is a lookup, DNS completes on
+/// the resolver thread, credits are reserved by a storage job and SMTP
+/// probes run in the prober's actors.
 class validation_pool {
 public:
   /// Spawns `workers` actors sharing `v`.
-  validation_pool(caf::actor_system& sys, std::shared_ptr<validation::validator> v,
-                  int workers);
+  validation_pool(caf::actor_system& sys,
+                  std::shared_ptr<validation::validator> v, int workers);
 
-  /// Queues a validation.
+  /// Starts a validation. One without SMTP runs on the calling thread (an
+  /// HTTP I/O thread): it answers at once for a syntax failure or a cached
+  /// route, else later from the resolver thread, so a hop to an actor would
+  /// only add two cross-thread wake-ups (docs/performance.md). One with
+  /// SMTP goes to an actor: the credit reservation and the probe set-up stay
+  /// off the I/O thread.
   void submit(validate_job job);
 
-  /// Occupancy counters for /metrics.
+  /// Occupancy counters for /metrics: `queued` counts jobs waiting in an
+  /// actor's mailbox, `busy` the validations whose synchronous part is
+  /// running (on an actor or a calling thread), `done` those that finished
+  /// it (their answer may still come from the resolver or the prober).
   const pool_gauges& gauges() const { return *gauges_; }
 
   /// Number of actors.
@@ -42,6 +52,7 @@ public:
   void stop();
 
 private:
+  std::shared_ptr<validation::validator> validator_;
   std::shared_ptr<pool_gauges> gauges_;
   caf::actor pool_;
   int size_;

@@ -1,11 +1,14 @@
 #include "http/codec.hpp"
 
-#include <algorithm>
-#include <cctype>
-#include <cmath>
-
 #include "core/base/ascii.hpp"
 #include "core/base/time_format.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <string_view>
 
 namespace mailassay::http::codec {
 
@@ -23,9 +26,9 @@ bool json_content_type(std::string_view ct) {
   for (char c : ct.substr(0, ct.find(';')))
     if (c != ' ')
       lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower == "application/json"
-         || (lower.rfind("application/", 0) == 0 && lower.size() > 5
-             && lower.substr(lower.size() - 5) == "+json");
+  return lower == "application/json" ||
+         (lower.rfind("application/", 0) == 0 && lower.size() > 5 &&
+          lower.substr(lower.size() - 5) == "+json");
 }
 
 json optional_int(const std::optional<std::int64_t>& v) {
@@ -51,7 +54,7 @@ core::expected<json> parse_object(const request_view& req) {
 object_reader::object_reader(const json& obj,
                              std::initializer_list<const char*> allowed,
                              std::string prefix)
-  : obj_(obj), prefix_(std::move(prefix)) {
+    : obj_(obj), prefix_(std::move(prefix)) {
   for (auto& [key, value] : obj_.items()) {
     bool known = std::any_of(allowed.begin(), allowed.end(),
                              [&](const char* a) { return key == a; });
@@ -64,8 +67,8 @@ bool object_reader::has(const char* name) const {
   return obj_.contains(name);
 }
 
-std::optional<std::string>
-object_reader::text(const char* name, bool required, std::size_t max) {
+std::optional<std::string> object_reader::text(const char* name, bool required,
+                                               std::size_t max) {
   auto i = obj_.find(name);
   if (i == obj_.end() || i->is_null()) {
     if (required)
@@ -82,8 +85,8 @@ object_reader::text(const char* name, bool required, std::size_t max) {
     return std::nullopt;
   }
   if (value.size() > max) {
-    errors_.push_back(full(name) + " must be shorter than or equal to "
-                      + std::to_string(max) + " characters");
+    errors_.push_back(full(name) + " must be shorter than or equal to " +
+                      std::to_string(max) + " characters");
     return std::nullopt;
   }
   return value;
@@ -109,14 +112,14 @@ object_reader::integer(const char* name, std::int64_t min, std::int64_t max,
   if (i->is_null() && nullable)
     return std::optional<std::int64_t>{};
   if (!i->is_number_integer()) {
-    errors_.push_back(full(name) + " must be an integer number"
-                      + (nullable ? std::string{" or null"} : ""));
+    errors_.push_back(full(name) + " must be an integer number" +
+                      (nullable ? std::string{" or null"} : ""));
     return std::nullopt;
   }
   auto v = i->get<std::int64_t>();
   if (v < min || v > max) {
-    errors_.push_back(full(name) + " must be between " + std::to_string(min)
-                      + " and " + std::to_string(max));
+    errors_.push_back(full(name) + " must be between " + std::to_string(min) +
+                      " and " + std::to_string(max));
     return std::nullopt;
   }
   return std::optional<std::int64_t>{v};
@@ -143,8 +146,8 @@ object_reader::strings(const char* name, std::size_t max_items) {
     return std::nullopt;
   }
   if (i->size() > max_items) {
-    errors_.push_back(full(name) + " must contain no more than "
-                      + std::to_string(max_items) + " elements");
+    errors_.push_back(full(name) + " must contain no more than " +
+                      std::to_string(max_items) + " elements");
     return std::nullopt;
   }
   std::vector<std::string> out;
@@ -168,21 +171,20 @@ std::optional<core::error> failure_of(object_reader& r) {
 
 bool looks_like_email(const std::string& s) {
   auto at = s.rfind('@');
-  if (at == std::string::npos || at == 0 || at + 1 >= s.size()
-      || s.size() > 254)
+  if (at == std::string::npos || at == 0 || at + 1 >= s.size() ||
+      s.size() > 254)
     return false;
   auto domain = s.substr(at + 1);
-  if (domain.find('.') == std::string::npos || domain.front() == '.'
-      || domain.back() == '.')
+  if (domain.find('.') == std::string::npos || domain.front() == '.' ||
+      domain.back() == '.')
     return false;
-  return std::none_of(s.begin(), s.end(), [](unsigned char c) {
-    return c <= ' ' || c == 0x7F;
-  });
+  return std::none_of(s.begin(), s.end(),
+                      [](unsigned char c) { return c <= ' ' || c == 0x7F; });
 }
 
 bool looks_like_domain(const std::string& s) {
-  if (s.empty() || s.size() > 253 || s.front() == '.' || s.back() == '.'
-      || s.front() == '-')
+  if (s.empty() || s.size() > 253 || s.front() == '.' || s.back() == '.' ||
+      s.front() == '-')
     return false;
   return std::all_of(s.begin(), s.end(), [](unsigned char c) {
     return std::isalnum(c) || c == '-' || c == '.';
@@ -279,16 +281,16 @@ void read_config(object_reader& parent, acc::key_config& cfg) {
   auto* obj = parent.object("config");
   if (!obj)
     return;
-  object_reader r{*obj,
-                  {"smtp", "disposable", "roleAccount", "enrichment",
-                   "randomDetection"},
-                  "config."};
+  object_reader r{
+      *obj,
+      {"smtp", "disposable", "roleAccount", "enrichment", "randomDetection"},
+      "config."};
   cfg.smtp = r.flag("smtp").value_or(cfg.smtp);
   cfg.disposable = r.flag("disposable").value_or(cfg.disposable);
   cfg.role_account = r.flag("roleAccount").value_or(cfg.role_account);
   cfg.enrichment = r.flag("enrichment").value_or(cfg.enrichment);
-  cfg.random_detection
-    = r.flag("randomDetection").value_or(cfg.random_detection);
+  cfg.random_detection =
+      r.flag("randomDetection").value_or(cfg.random_detection);
   for (auto& e : r.errors())
     parent.add(e);
 }
@@ -364,10 +366,10 @@ core::expected<accounts::key_patch> key_update(const request_view& req) {
     u.allowed_domains = read_domains(r);
   if (auto* obj = r.object("config")) {
     // A PATCH of config changes only the options it names.
-    object_reader c{*obj,
-                    {"smtp", "disposable", "roleAccount", "enrichment",
-                     "randomDetection"},
-                    "config."};
+    object_reader c{
+        *obj,
+        {"smtp", "disposable", "roleAccount", "enrichment", "randomDetection"},
+        "config."};
     accounts::config_patch cp{c.flag("smtp"), c.flag("disposable"),
                               c.flag("roleAccount"), c.flag("enrichment"),
                               c.flag("randomDetection")};
@@ -388,9 +390,76 @@ core::expected<accounts::key_patch> key_update(const request_view& req) {
 
 namespace {
 
+bool json_space(char ch) {
+  return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+// The common body, `{"email":"..."}` (JSON whitespace allowed between
+// tokens): returns the address when the body is exactly that with a string
+// of printable ASCII without escapes, which nlohmann would parse to the same
+// one-field object. Anything else (escapes, non-ASCII, other fields, other
+// types, malformed JSON) returns nullopt and takes the full parser, whose
+// errors are the reference.
+std::optional<std::string_view> one_email_field(std::string_view body) {
+  std::size_t i = 0;
+  auto skip = [&] {
+    while (i < body.size() && json_space(body[i]))
+      ++i;
+  };
+  auto literal = [&](std::string_view token) {
+    if (body.compare(i, token.size(), token) != 0)
+      return false;
+    i += token.size();
+    return true;
+  };
+  skip();
+  if (!literal("{"))
+    return std::nullopt;
+  skip();
+  if (!literal("\"email\""))
+    return std::nullopt;
+  skip();
+  if (!literal(":"))
+    return std::nullopt;
+  skip();
+  if (!literal("\""))
+    return std::nullopt;
+  auto start = i;
+  while (i < body.size()) {
+    auto ch = static_cast<unsigned char>(body[i]);
+    if (ch == '"')
+      break;
+    if (ch < 0x20 || ch == '\\' || ch >= 0x80)
+      return std::nullopt;
+    ++i;
+  }
+  if (i == body.size())
+    return std::nullopt;
+  auto email = body.substr(start, i - start);
+  ++i;
+  skip();
+  if (!literal("}"))
+    return std::nullopt;
+  skip();
+  if (i != body.size())
+    return std::nullopt;
+  return email;
+}
+
 core::expected<validation_input>
 read_validation(const request_view& req,
                 std::initializer_list<const char*> allowed) {
+  // Most requests: one well-formed field, no error to report. Everything
+  // else goes through nlohmann and the object reader below.
+  if (auto email = one_email_field(req.body);
+      email && !email->empty() && email->size() <= 254) {
+    auto ct = req.header("Content-Type");
+    if (!ct || json_content_type(*ct)) {
+      validation_input in;
+      in.email = std::string{*email};
+      return in;
+    }
+  }
   auto body = parse_object(req);
   if (!body)
     return std::move(body).error_value();
@@ -551,13 +620,14 @@ json validation_result(const actors::validation::result& r) {
   out["status"] = core::validation::to_string(r.verdict.state);
   out["reason"] = r.verdict.reason;
   out["score"] = r.verdict.score;
-  out["syntax"] = {{"valid", a.valid},
-                   {"localPart", a.local_part},
-                   {"domain", a.domain},
-                   {"asciiDomain", a.ascii_domain},
-                   {"ipLiteral", a.ip_literal},
-                   {"smtputf8", a.needs_smtputf8},
-                   {"detail", a.detail.empty() ? json(nullptr) : json(a.detail)}};
+  out["syntax"] = {
+      {"valid", a.valid},
+      {"localPart", a.local_part},
+      {"domain", a.domain},
+      {"asciiDomain", a.ascii_domain},
+      {"ipLiteral", a.ip_literal},
+      {"smtputf8", a.needs_smtputf8},
+      {"detail", a.detail.empty() ? json(nullptr) : json(a.detail)}};
   if (r.route) {
     using core::dns::route_kind;
     auto mx = json::array();
@@ -575,28 +645,27 @@ json validation_result(const actors::validation::result& r) {
     out["dns"] = nullptr;
   }
   const auto& s = r.smtp;
-  out["smtp"] = {{"checked", s.checked},
-                 {"deliverable", or_null(s.deliverable)},
-                 {"catchAll", or_null(s.catch_all)},
-                 {"greylisted", s.greylisted},
-                 {"fullInbox", s.full_inbox},
-                 {"disabled", s.disabled},
-                 {"timedOut", s.timed_out},
-                 {"code", r.smtp_reply.code ? json(r.smtp_reply.code)
-                                            : json(nullptr)},
-                 {"enhancedCode", r.smtp_reply.enhanced.empty()
-                                    ? json(nullptr)
-                                    : json(r.smtp_reply.enhanced)},
-                 {"message", r.smtp_reply.message.empty()
-                               ? json(nullptr)
-                               : json(r.smtp_reply.message)},
-                 {"host", r.smtp_reply.host.empty() ? json(nullptr)
-                                                    : json(r.smtp_reply.host)},
-                 {"attempts", r.smtp_reply.attempts}};
+  out["smtp"] = {
+      {"checked", s.checked},
+      {"deliverable", or_null(s.deliverable)},
+      {"catchAll", or_null(s.catch_all)},
+      {"greylisted", s.greylisted},
+      {"fullInbox", s.full_inbox},
+      {"disabled", s.disabled},
+      {"timedOut", s.timed_out},
+      {"code", r.smtp_reply.code ? json(r.smtp_reply.code) : json(nullptr)},
+      {"enhancedCode", r.smtp_reply.enhanced.empty()
+                           ? json(nullptr)
+                           : json(r.smtp_reply.enhanced)},
+      {"message", r.smtp_reply.message.empty() ? json(nullptr)
+                                               : json(r.smtp_reply.message)},
+      {"host",
+       r.smtp_reply.host.empty() ? json(nullptr) : json(r.smtp_reply.host)},
+      {"attempts", r.smtp_reply.attempts}};
   out["disposable"] = {{"isDisposable", or_null(c.disposable)}};
-  out["roleAccount"]
-    = {{"isRoleAccount", or_null(c.role_account)},
-       {"role", c.role_account.value_or(false) ? json(c.role) : json(nullptr)}};
+  out["roleAccount"] = {
+      {"isRoleAccount", or_null(c.role_account)},
+      {"role", c.role_account.value_or(false) ? json(c.role) : json(nullptr)}};
   out["freeProvider"] = {{"isFree", c.free_provider}};
   if (c.random)
     out["random"] = {{"isRandom", c.random->is_random},
@@ -617,6 +686,251 @@ json validation_result(const actors::validation::result& r) {
   out["signals"] = signals;
   out["creditsUsed"] = r.credits_used;
   out["durationMs"] = std::round(r.duration_ms * 1000) / 1000;
+  return out;
+}
+
+} // namespace mailassay::http::codec
+
+namespace mailassay::http::codec {
+
+namespace {
+
+// Writes JSON text the way nlohmann's `dump()` does (no indentation,
+// ensure_ascii off, strict UTF-8); the caller writes object keys in sorted
+// order, as nlohmann's `std::map` objects do.
+class json_writer {
+public:
+  explicit json_writer(std::string& out) : out_(out) {}
+
+  void raw(std::string_view s) { out_.append(s); }
+
+  void text(std::string_view s) {
+    for (unsigned char ch : s)
+      if (ch < 0x20 || ch == '"' || ch == '\\' || ch >= 0x80) {
+        // Escapes and UTF-8 (validated, and the same exception when it is
+        // not) exactly as nlohmann does: rare on this path.
+        out_ += json(std::string{s}).dump();
+        return;
+      }
+    out_ += '"';
+    out_.append(s);
+    out_ += '"';
+  }
+
+  void flag(bool b) { out_.append(b ? "true" : "false"); }
+
+  void null() { out_.append("null"); }
+
+  template <class Int>
+  void integer(Int v) {
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+    out_.append(buf, end);
+  }
+
+  void number(double v) {
+    if (!std::isfinite(v))
+      return null();
+    std::array<char, 64> buf{};
+    auto* end =
+        nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), v);
+    out_.append(buf.data(), end);
+  }
+
+  void text_or_null(const std::string& s) {
+    if (s.empty())
+      null();
+    else
+      text(s);
+  }
+
+  void text_or_null(const std::optional<std::string>& s) {
+    if (s)
+      text(*s);
+    else
+      null();
+  }
+
+  void flag_or_null(const std::optional<bool>& b) {
+    if (b)
+      flag(*b);
+    else
+      null();
+  }
+
+private:
+  std::string& out_;
+};
+
+} // namespace
+
+void write_validation_result(std::string& out,
+                             const actors::validation::result& r) {
+  using core::dns::route_kind;
+  const auto& a = r.address;
+  const auto& c = r.checks;
+  const auto& s = r.smtp;
+  const auto& reply = r.smtp_reply;
+  json_writer w{out};
+  // Keys in byte order at every level, as `dump()` writes them.
+  w.raw("{\"creditsUsed\":");
+  w.integer(r.credits_used);
+  w.raw(",\"disposable\":");
+  w.raw("{\"isDisposable\":");
+  w.flag_or_null(c.disposable);
+  w.raw("},\"dns\":");
+  if (r.route) {
+    auto kind = r.route->kind;
+    w.raw("{");
+    if (kind == route_kind::dns_error) {
+      w.raw("\"error\":");
+      w.text(core::dns::to_string(r.route->cause));
+      w.raw(",");
+    }
+    w.raw("\"hasMx\":");
+    w.flag(kind == route_kind::mx);
+    w.raw(",\"implicitMx\":");
+    w.flag(kind == route_kind::implicit_mx);
+    w.raw(",\"mx\":");
+    w.raw("[");
+    bool first = true;
+    for (const auto& h : r.route->hosts) {
+      w.raw(first ? "{" : ",{");
+      first = false;
+      w.raw("\"host\":");
+      w.text(h.host);
+      w.raw(",\"priority\":");
+      w.integer(h.priority);
+      w.raw("}");
+    }
+    w.raw("],\"nullMx\":");
+    w.flag(kind == route_kind::null_mx);
+    w.raw(",\"result\":");
+    w.text(core::dns::to_string(kind));
+    w.raw("}");
+  } else {
+    w.null();
+  }
+  w.raw(",\"durationMs\":");
+  w.number(std::round(r.duration_ms * 1000) / 1000);
+  w.raw(",\"email\":");
+  w.text(a.input);
+  w.raw(",");
+  if (r.enrichment) {
+    w.raw("\"enrichment\":");
+    w.raw("{\"firstName\":");
+    w.text_or_null(c.first_name);
+    w.raw("},");
+  }
+  w.raw("\"freeProvider\":");
+  w.raw("{\"isFree\":");
+  w.flag(c.free_provider);
+  w.raw("},\"normalized\":");
+  if (a.valid)
+    w.text(a.normalized);
+  else
+    w.null();
+  w.raw(",\"random\":");
+  w.raw("{\"isRandom\":");
+  if (c.random)
+    w.flag(c.random->is_random);
+  else
+    w.null();
+  w.raw(",\"score\":");
+  if (c.random)
+    w.number(std::round(c.random->score * 1000) / 1000);
+  else
+    w.null();
+  w.raw("},\"reason\":");
+  w.text(r.verdict.reason);
+  w.raw(",\"roleAccount\":");
+  w.raw("{\"isRoleAccount\":");
+  w.flag_or_null(c.role_account);
+  w.raw(",\"role\":");
+  if (c.role_account.value_or(false))
+    w.text(c.role);
+  else
+    w.null();
+  w.raw("},\"score\":");
+  w.integer(r.verdict.score);
+  w.raw(",\"signals\":");
+  w.raw("[");
+  bool first = true;
+  for (const auto& sig : r.verdict.signals) {
+    w.raw(first ? "{" : ",{");
+    first = false;
+    w.raw("\"points\":");
+    w.integer(sig.points);
+    w.raw(",\"signal\":");
+    w.text(sig.signal);
+    w.raw("}");
+  }
+  w.raw("],\"smtp\":");
+  w.raw("{\"attempts\":");
+  w.integer(reply.attempts);
+  w.raw(",\"catchAll\":");
+  w.flag_or_null(s.catch_all);
+  w.raw(",\"checked\":");
+  w.flag(s.checked);
+  w.raw(",\"code\":");
+  if (reply.code)
+    w.integer(reply.code);
+  else
+    w.null();
+  w.raw(",\"deliverable\":");
+  w.flag_or_null(s.deliverable);
+  w.raw(",\"disabled\":");
+  w.flag(s.disabled);
+  w.raw(",\"enhancedCode\":");
+  w.text_or_null(reply.enhanced);
+  w.raw(",\"fullInbox\":");
+  w.flag(s.full_inbox);
+  w.raw(",\"greylisted\":");
+  w.flag(s.greylisted);
+  w.raw(",\"host\":");
+  w.text_or_null(reply.host);
+  w.raw(",\"message\":");
+  w.text_or_null(reply.message);
+  w.raw(",\"timedOut\":");
+  w.flag(s.timed_out);
+  w.raw("},\"status\":");
+  w.text(core::validation::to_string(r.verdict.state));
+  w.raw(",\"suggestions\":");
+  w.raw("[");
+  if (c.suggested_domain) {
+    // One string, escaped as a whole like the reference's concatenation.
+    std::string suggestion = a.local_part;
+    suggestion += '@';
+    suggestion += *c.suggested_domain;
+    w.text(suggestion);
+  }
+  w.raw("],\"syntax\":");
+  w.raw("{\"asciiDomain\":");
+  w.text(a.ascii_domain);
+  w.raw(",\"detail\":");
+  w.text_or_null(a.detail);
+  w.raw(",\"domain\":");
+  w.text(a.domain);
+  w.raw(",\"ipLiteral\":");
+  w.flag(a.ip_literal);
+  w.raw(",\"localPart\":");
+  w.text(a.local_part);
+  w.raw(",\"smtputf8\":");
+  w.flag(a.needs_smtputf8);
+  w.raw(",\"valid\":");
+  w.flag(a.valid);
+  w.raw("},\"typo\":");
+  w.raw("{\"hasTypo\":");
+  w.flag(c.suggested_domain.has_value());
+  w.raw(",\"suggestion\":");
+  w.text_or_null(c.suggested_domain);
+  w.raw("}}");
+}
+
+std::string validation_result_text(const actors::validation::result& r) {
+  std::string out;
+  out.reserve(1280);
+  write_validation_result(out, r);
   return out;
 }
 

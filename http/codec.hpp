@@ -1,16 +1,16 @@
 #pragma once
 
-#include <initializer_list>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
-
 #include "actors/accounts/types.hpp"
 #include "actors/validation/validator.hpp"
 #include "core/base/expected.hpp"
 #include "http/exchange.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
 
 // JSON field names live here and nowhere else.
 namespace mailassay::http::codec {
@@ -106,5 +106,15 @@ json organization_view(const accounts::organization_view& v);
 json balance(const acc::credit_balance& b);
 json credit_entry(const acc::credit_entry& e);
 json validation_result(const actors::validation::result& r);
+
+/// Appends the JSON text of `r` to `out`: the same bytes as
+/// `validation_result(r).dump()` (keys sorted, strings escaped the same way,
+/// the same `json::type_error` for invalid UTF-8), written directly instead
+/// of through a tree of `std::map` objects (docs/performance.md).
+void write_validation_result(std::string& out,
+                             const actors::validation::result& r);
+
+/// Returns the JSON text of `r`; see `write_validation_result`.
+std::string validation_result_text(const actors::validation::result& r);
 
 } // namespace mailassay::http::codec

@@ -6,10 +6,25 @@
 
 namespace mailassay::security {
 
+namespace {
+
+// OpenSSL 3 looks the implementation of `EVP_sha256()` up again on every
+// EVP_Digest (an implicit fetch: a lock, a hash lookup, reference counts);
+// fetched once, the algorithm is immutable and shared by every thread.
+const EVP_MD* sha256_md() {
+  static const EVP_MD* const md = [] {
+    const EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    return fetched ? fetched : EVP_sha256();
+  }();
+  return md;
+}
+
+} // namespace
+
 std::string sha256_hex(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
+  EVP_Digest(data.data(), data.size(), md, &len, sha256_md(), nullptr);
   static constexpr char hex[] = "0123456789abcdef";
   std::string out(len * 2, '0');
   for (unsigned i = 0; i < len; ++i) {
@@ -22,7 +37,7 @@ std::string sha256_hex(std::string_view data) {
 std::string hmac_sha256(std::string_view key, std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+  HMAC(sha256_md(), key.data(), static_cast<int>(key.size()),
        reinterpret_cast<const unsigned char*>(data.data()), data.size(), md,
        &len);
   return std::string(reinterpret_cast<const char*>(md), len);

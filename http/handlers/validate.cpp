@@ -1,8 +1,6 @@
-#include "core/base/ascii.hpp"
 #include "http/embedded_text.hpp"
 #include "http/handler_support.hpp"
 #include "http/rate_limit.hpp"
-#include "security/digest.hpp"
 
 namespace mailassay::http {
 
@@ -24,14 +22,13 @@ void count_usage(const call& c, const uc::principal& who,
                  const std::string& email) {
   if (!who.key || !c.svc->cfg.limits.enabled)
     return;
-  // Hashed when the answer is written, on the thread that writes it (off
-  // the I/O thread); called once, so the strings move on into the event.
+  // Buffered when the answer is written; the recorder hashes the address
+  // when it takes the buffer in, off the I/O thread. Called once, so the
+  // strings move on into the event.
   c.ex->on_answer([svc = c.svc, key = who.key->id, org = who.organization_id,
                    email](int status) mutable {
-    auto hash = email.empty() ? std::string{}
-                              : security::sha256_hex(core::ascii_lower(email));
-    svc->usage.record(std::move(key), std::move(org), svc->now(), status == 200,
-                      0, std::move(hash));
+    svc->usage.record_address(std::move(key), std::move(org), svc->now(),
+                              status == 200, 0, std::move(email));
   });
 }
 
@@ -62,8 +59,7 @@ void run_validation(call c, const uc::principal& who,
   c.svc->validation.submit({std::move(req), [c](actors::validation::result r) {
                               if (r.refused)
                                 return c.ex->fail(*r.refused);
-                              c.ex->json(200,
-                                         codec::validation_result(r).dump());
+                              c.ex->json(200, codec::validation_result_text(r));
                             }});
 }
 

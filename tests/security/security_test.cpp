@@ -6,6 +6,11 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
 using namespace mailassay::security;
 
 namespace {
@@ -25,8 +30,47 @@ std::string forge(std::string_view header, std::string_view payload,
 
 TEST_SUITE("security") {
   TEST_CASE("sha256 matches the FIPS 180-2 test vector") {
-    CHECK(sha256_hex("abc")
-          == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK(sha256_hex("abc") ==
+          "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  }
+  TEST_CASE("sha256 matches the FIPS 180-2 vectors, empty and long input") {
+    CHECK(sha256_hex("") ==
+          "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(sha256_hex(std::string(1000000, 'a')) ==
+          "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    CHECK(sha256_hex(
+              "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+          "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  }
+  TEST_CASE("sha256 gives the same digests from several threads at once") {
+    std::vector<std::thread> threads;
+    std::atomic<int> wrong{0};
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&wrong] {
+        for (int i = 0; i < 2000; ++i)
+          if (sha256_hex("abc") !=
+              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015"
+              "ad")
+            ++wrong;
+      });
+    for (auto& t : threads)
+      t.join();
+    CHECK(wrong == 0);
+  }
+  TEST_CASE("hmac-sha256 matches RFC 4231 test cases 1 and 2") {
+    auto hex = [](const std::string& raw) {
+      static constexpr char digits[] = "0123456789abcdef";
+      std::string out;
+      for (unsigned char c : raw) {
+        out += digits[c >> 4];
+        out += digits[c & 0xF];
+      }
+      return out;
+    };
+    CHECK(hex(hmac_sha256(std::string(20, '\x0b'), "Hi There")) ==
+          "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+    CHECK(hex(hmac_sha256("Jefe", "what do ya want for nothing?")) ==
+          "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
   }
   TEST_CASE("constant-time compare is still a compare") {
     CHECK(constant_time_equal("abc", "abc"));
@@ -62,18 +106,18 @@ TEST_SUITE("security") {
     CHECK_FALSE(verify_access_token(token, "s3cret", 1001).has_value());
   }
   TEST_CASE("alg none and other algorithms are refused") {
-    std::string payload
-      = R"({"sub":"u","org":"o","role":"owner","iat":1,"exp":99999999999,"typ":"access"})";
-    auto none = base64url_encode(R"({"alg":"none","typ":"JWT"})") + "."
-                + base64url_encode(payload) + ".";
+    std::string payload =
+        R"({"sub":"u","org":"o","role":"owner","iat":1,"exp":99999999999,"typ":"access"})";
+    auto none = base64url_encode(R"({"alg":"none","typ":"JWT"})") + "." +
+                base64url_encode(payload) + ".";
     CHECK_FALSE(verify_access_token(none, "s3cret", 10).has_value());
     CHECK_FALSE(
-      verify_access_token(forge(R"({"alg":"HS512"})", payload, "s3cret"),
-                          "s3cret", 10)
-        .has_value());
+        verify_access_token(forge(R"({"alg":"HS512"})", payload, "s3cret"),
+                            "s3cret", 10)
+            .has_value());
     CHECK(verify_access_token(forge(R"({"alg":"HS256"})", payload, "s3cret"),
                               "s3cret", 10)
-            .has_value());
+              .has_value());
   }
   TEST_CASE("tampered payloads and malformed tokens are refused") {
     auto token = sign_access_token(sample(1000), "s3cret");
@@ -83,8 +127,8 @@ TEST_SUITE("security") {
     for (auto bad : {"", "a", "a.b", "a.b.c.d", "...", "!!.??.**"})
       CHECK_FALSE(verify_access_token(bad, "s3cret", 1001).has_value());
     CHECK_FALSE(verify_access_token(
-                  forge(R"({"alg":"HS256"})", R"({"sub":1})", "k"), "k", 1)
-                  .has_value());
+                    forge(R"({"alg":"HS256"})", R"({"sub":1})", "k"), "k", 1)
+                    .has_value());
   }
   TEST_CASE("passwords hash with a salt and verify") {
     REQUIRE(init_crypto());

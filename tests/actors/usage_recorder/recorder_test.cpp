@@ -2,6 +2,7 @@
 // when the test says so, and the sink is a test double that keeps each
 // batch and its completion callback.
 #include "actors/usage_recorder.hpp"
+#include "security/digest.hpp"
 
 #include <caf/all.hpp>
 #include <doctest/doctest.h>
@@ -313,5 +314,118 @@ TEST_SUITE("actors.usage_recorder") {
     REQUIRE(f.sink->batches.size() == 1);
     CHECK(f.sink->batches[0][0].requests == 4);
     CHECK(f.sink->batches[0][0].address_hashes.size() == 2);
+  }
+}
+
+namespace {
+
+// The facade on the deterministic scheduler: what `record` sends, and when
+// the recorder takes the buffer in.
+struct facade_fixture {
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  caf::scheduler::test_coordinator* sched = nullptr;
+  std::shared_ptr<sink_double> sink = std::make_shared<sink_double>();
+  std::unique_ptr<usage_recorder> rec;
+
+  explicit facade_fixture(usage_recorder_settings s = {}) {
+    cfg.set("scheduler.policy", caf::atom("testing"));
+    cfg.set("logger.file-verbosity", caf::atom("quiet"));
+    cfg.set("logger.console", caf::atom("none"));
+    sys = std::make_unique<caf::actor_system>(cfg);
+    sched = &dynamic_cast<caf::scheduler::test_coordinator&>(sys->scheduler());
+    auto sd = sink;
+    rec = std::make_unique<usage_recorder>(
+        *sys,
+        [sd](usage_batch b, flush_done done) {
+          sd->batches.push_back(std::move(b));
+          sd->dones.push_back(std::move(done));
+        },
+        s);
+    sched->run();
+  }
+
+  ~facade_fixture() {
+    rec.reset();
+    sched->run();
+  }
+
+  void tick() {
+    sched->advance_time(2s);
+    sched->run();
+  }
+};
+
+} // namespace
+
+TEST_SUITE("actors.usage_recorder") {
+  TEST_CASE("the facade sends no message per record; the tick takes them in") {
+    facade_fixture f;
+    for (int i = 0; i < 50; ++i)
+      f.rec->record("k1", "o1", nov21 + i, i % 5 != 0, 1, hash("a", i % 10));
+    CHECK(f.sched->jobs.empty());
+    f.sched->run();
+    CHECK(f.sink->batches.empty());
+    f.tick();
+    REQUIRE(f.sink->batches.size() == 1);
+    const auto& b = f.sink->batches[0];
+    REQUIRE(b.size() == 1);
+    CHECK(b[0].requests == 50);
+    CHECK(b[0].successful == 40);
+    CHECK(b[0].credits == 50);
+    CHECK(b[0].address_hashes.size() == 10);
+    f.sink->dones[0](true);
+    f.sched->run();
+    CHECK(f.rec->gauges().flushes == 1);
+    CHECK(f.rec->gauges().pending == 0);
+  }
+
+  TEST_CASE("record_address hashes the lower-cased address when taken in") {
+    facade_fixture f;
+    f.rec->record_address("k1", "o1", nov21, true, 0, "Jane.Doe@Example.COM");
+    f.rec->record_address("k1", "o1", nov21, true, 0, "jane.doe@example.com");
+    f.rec->record_address("k1", "o1", nov21, false, 0, "");
+    f.rec->record_address("k2", "o1", nov21, true, 0, "other@example.com");
+    f.tick();
+    REQUIRE(f.sink->batches.size() == 1);
+    const auto& b = f.sink->batches[0];
+    REQUIRE(b.size() == 2);
+    CHECK(b[0].key_id == "k1");
+    CHECK(b[0].requests == 3);
+    CHECK(b[0].successful == 2);
+    CHECK(b[0].address_hashes ==
+          std::vector<std::string>{
+              mailassay::security::sha256_hex("jane.doe@example.com")});
+    CHECK(b[1].address_hashes ==
+          std::vector<std::string>{
+              mailassay::security::sha256_hex("other@example.com")});
+  }
+
+  TEST_CASE("a flush request takes in what was buffered before it") {
+    facade_fixture f;
+    f.rec->record("k1", "o1", nov21, true, 1, "a");
+    auto answer = std::make_shared<std::optional<bool>>();
+    f.rec->flush(flush_done{[answer](bool ok) { *answer = ok; }});
+    f.sched->run();
+    REQUIRE(f.sink->batches.size() == 1);
+    CHECK(f.sink->batches[0][0].requests == 1);
+    f.sink->dones[0](true);
+    f.sched->run();
+    CHECK(*answer == std::optional<bool>{true});
+  }
+
+  TEST_CASE("a buffer that reaches the threshold is taken in before the tick") {
+    usage_recorder_settings s;
+    s.flush_threshold = 4;
+    facade_fixture f{s};
+    for (int i = 0; i < 3; ++i)
+      f.rec->record("k1", "o1", nov21, true, 1, hash("h", i));
+    CHECK(f.sched->jobs.empty());
+    f.rec->record("k1", "o1", nov21, true, 1, "h3");
+    CHECK_FALSE(f.sched->jobs.empty()); // one message for the whole fill
+    f.sched->run();
+    REQUIRE(f.sink->batches.size() == 1);
+    CHECK(f.sink->batches[0][0].requests == 4);
+    CHECK(f.sink->batches[0][0].address_hashes.size() == 4);
   }
 }

@@ -1,0 +1,117 @@
+// Where the validation pool runs a validation: on the calling thread when it
+// is cheap (no SMTP), on an actor when SMTP is asked. A real CAF system and
+// resolver, the DNS peer on loopback.
+#include "actors/validation_pool.hpp"
+#include "net/dns_resolver.hpp"
+#include "tests/peers/dns_peer.hpp"
+
+#include <caf/all.hpp>
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <thread>
+
+using namespace mailassay;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct fixture {
+  tests::peers::dns_peer dns;
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  std::shared_ptr<net::dns_resolver> resolver;
+  std::unique_ptr<actors::validation_pool> pool;
+
+  fixture() {
+    dns.add_mx("cached.test", 10, "mx.cached.test");
+    dns.add_mx("fresh.test", 10, "mx.fresh.test");
+    cfg.set("scheduler.max-threads", 2);
+    cfg.set("logger.verbosity", caf::atom("quiet"));
+    sys = std::make_unique<caf::actor_system>(cfg);
+    net::dns_resolver_config rc;
+    rc.servers = {dns.server()};
+    rc.timeout = 500ms;
+    resolver = std::shared_ptr<net::dns_resolver>(
+        std::move(net::dns_resolver::create(std::move(rc)).value()));
+    core::syntax::options syntax;
+    syntax.allow_test_domains = true;
+    auto v = std::make_shared<actors::validation::validator>(
+        std::make_shared<const core::risk::lists>(), resolver, syntax);
+    pool = std::make_unique<actors::validation_pool>(*sys, v, 2);
+  }
+
+  ~fixture() {
+    pool->stop();
+    resolver->shutdown();
+    sys.reset();
+  }
+
+  // Where and what a validation answered.
+  struct answer {
+    std::thread::id thread;
+    actors::validation::result result;
+  };
+
+  // Submits `email`; returns whether it was answered before `submit`
+  // returned, and the answer.
+  std::pair<bool, answer> run(const std::string& email, bool smtp = false) {
+    auto promise = std::make_shared<std::promise<answer>>();
+    auto future = promise->get_future();
+    actors::validation::request req;
+    req.email = email;
+    req.smtp = smtp;
+    pool->submit({std::move(req), [promise](actors::validation::result r) {
+                    promise->set_value({std::this_thread::get_id(), r});
+                  }});
+    bool at_once = future.wait_for(0s) == std::future_status::ready;
+    REQUIRE(future.wait_for(5s) == std::future_status::ready);
+    return {at_once, future.get()};
+  }
+};
+
+} // namespace
+
+TEST_SUITE("actors.validation_pool") {
+  TEST_CASE("a syntax failure is answered on the calling thread") {
+    fixture f;
+    auto [at_once, a] = f.run("not-an-address");
+    CHECK(at_once);
+    CHECK(a.thread == std::this_thread::get_id());
+    CHECK_FALSE(a.result.address.valid);
+    CHECK(f.pool->gauges().done == 1);
+    CHECK(f.pool->gauges().queued == 0);
+    CHECK(f.pool->gauges().busy == 0);
+  }
+
+  TEST_CASE("a cached route is answered on the calling thread") {
+    fixture f;
+    auto [first_at_once, first] = f.run("jane@cached.test");
+    // The first lookup went to the DNS peer: answered from the resolver.
+    CHECK(first.thread != std::this_thread::get_id());
+    REQUIRE(first.result.route.has_value());
+    auto [at_once, a] = f.run("john@cached.test");
+    CHECK(at_once);
+    CHECK(a.thread == std::this_thread::get_id());
+    REQUIRE(a.result.route.has_value());
+    CHECK(a.result.route->kind == core::dns::route_kind::mx);
+    CHECK(f.pool->gauges().done == 2);
+  }
+
+  TEST_CASE("a validation with SMTP goes to a validation actor") {
+    fixture f;
+    // Cached, so only the hop can move it off this thread (no prober here:
+    // the validator concludes without probing).
+    f.run("jane@fresh.test");
+    auto [at_once, a] = f.run("jane@fresh.test", true);
+    CHECK(a.thread != std::this_thread::get_id());
+    CHECK(a.result.route.has_value());
+    // The actor counts its job done just after the answer.
+    for (int i = 0; i < 100 && f.pool->gauges().done < 2; ++i)
+      std::this_thread::sleep_for(10ms);
+    CHECK(f.pool->gauges().done == 2);
+    CHECK(f.pool->gauges().queued == 0);
+  }
+}

@@ -1,0 +1,298 @@
+// The validation result written directly (codec::write_validation_result)
+// against the reference it replaced: nlohmann's `validation_result(r).dump()`,
+// over many generated results of every shape.
+#include "http/codec.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace mailassay;
+namespace codec = mailassay::http::codec;
+using actors::validation::result;
+
+namespace {
+
+// Deterministic xorshift64*: the same results on every run.
+class generator {
+public:
+  explicit generator(std::uint64_t seed) : state_(seed) {}
+
+  std::uint64_t next() {
+    state_ ^= state_ >> 12;
+    state_ ^= state_ << 25;
+    state_ ^= state_ >> 27;
+    return state_ * 2685821657736338717ULL;
+  }
+
+  std::size_t below(std::size_t n) { return next() % n; }
+  bool chance(int percent) { return below(100) < std::size_t(percent); }
+
+  template <class T>
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
+
+private:
+  std::uint64_t state_;
+};
+
+// Pieces of text covering what JSON escapes and what it passes through.
+const std::vector<std::string> pieces = {
+    "jane.doe",
+    "example.com",
+    "a",
+    "",
+    "x@y",
+    "\"quoted\"",
+    "back\\slash",
+    "tab\there",
+    "new\nline",
+    "cr\r",
+    "\b\f",
+    std::string("nul\0x", 5),
+    "\x01\x1f",
+    "del\x7f",
+    "/slash/",
+    "M\xc3\xbcller",
+    "\xe4\xb8\xad\xe6\x96\x87",
+    "\xf0\x9f\x98\x80",
+    "\xd0\xb8\xd0\xb2\xd0\xb0\xd0\xbd",
+    "xn--mller-kva.de",
+    "550 5.1.1 <jane@example.com>: Recipient address rejected",
+    "user unknown; see https://example.com/?a=1&b=<2>",
+    "'single'",
+    "{}[]:,",
+    "     ",
+    "\\u0041"};
+
+// Bytes that are not UTF-8: a lone continuation, a truncated sequence, an
+// overlong form, 0xFF.
+const std::vector<std::string> broken = {"\x80",          "\xc3", "abc\xc3",
+                                         "\xc0\xaf",      "\xff", "\xe4\xb8",
+                                         "ok\xed\xa0\x80"};
+
+std::string text(generator& g, int max_pieces = 3) {
+  std::string s;
+  auto n = g.below(std::size_t(max_pieces) + 1);
+  for (std::size_t i = 0; i < n; ++i)
+    s += g.pick(pieces);
+  return s;
+}
+
+std::optional<bool> maybe_flag(generator& g) {
+  switch (g.below(3)) {
+    case 0: return std::nullopt;
+    case 1: return false;
+    default: return true;
+  }
+}
+
+std::optional<std::string> maybe_text(generator& g) {
+  if (g.chance(40))
+    return std::nullopt;
+  return text(g);
+}
+
+double some_double(generator& g) {
+  static const std::vector<double> special = {
+      0.0,
+      -0.0,
+      1.0,
+      0.5,
+      0.1,
+      1e-7,
+      123456789.123456,
+      1e16,
+      1e-4,
+      2.5e-5,
+      std::numeric_limits<double>::quiet_NaN(),
+      std::numeric_limits<double>::infinity(),
+      0.3335,
+      0.9995,
+      17.0};
+  if (g.chance(30))
+    return g.pick(special);
+  return double(g.next() % 100000000) / double(1 + g.below(100000));
+}
+
+result random_result(generator& g) {
+  using core::dns::rcode;
+  using core::dns::route_kind;
+  result r;
+  auto& a = r.address;
+  a.valid = g.chance(70);
+  a.input = text(g);
+  a.local_part = text(g, 2);
+  a.domain = text(g, 2);
+  a.ascii_domain = text(g, 2);
+  a.detail = g.chance(50) ? std::string{} : text(g);
+  a.normalized = text(g);
+  a.ip_literal = g.chance(10);
+  a.needs_smtputf8 = g.chance(10);
+  if (g.chance(70)) {
+    core::dns::mail_route route;
+    route.kind = static_cast<route_kind>(g.below(6));
+    route.cause = static_cast<rcode>(g.below(7));
+    auto hosts = g.below(4);
+    for (std::size_t i = 0; i < hosts; ++i)
+      route.hosts.push_back(
+          {text(g, 2), static_cast<std::uint16_t>(g.next() & 0xFFFF)});
+    r.route = route;
+  }
+  auto& c = r.checks;
+  c.disposable = maybe_flag(g);
+  c.free_provider = g.chance(30);
+  c.role_account = maybe_flag(g);
+  c.role = text(g, 1);
+  if (g.chance(70))
+    c.random = core::risk::random_verdict{g.chance(20), some_double(g)};
+  c.suggested_domain = maybe_text(g);
+  c.first_name = maybe_text(g);
+  r.enrichment = g.chance(30);
+  auto& s = r.smtp;
+  s.checked = g.chance(50);
+  s.deliverable = maybe_flag(g);
+  s.catch_all = maybe_flag(g);
+  s.greylisted = g.chance(20);
+  s.full_inbox = g.chance(20);
+  s.disabled = g.chance(20);
+  s.timed_out = g.chance(20);
+  auto& reply = r.smtp_reply;
+  reply.host = g.chance(50) ? std::string{} : text(g, 2);
+  reply.attempts = g.below(5);
+  reply.code = g.chance(40) ? 0 : int(200 + g.below(400));
+  reply.enhanced = g.chance(50) ? std::string{} : text(g, 1);
+  reply.message = g.chance(50) ? std::string{} : text(g, 4);
+  r.verdict.state = static_cast<core::validation::status>(g.below(4));
+  r.verdict.reason = text(g, 1);
+  r.verdict.score = int(g.below(141)) - 20;
+  auto signals = g.below(5);
+  for (std::size_t i = 0; i < signals; ++i)
+    r.verdict.signals.push_back({text(g, 1), int(g.below(201)) - 100});
+  r.credits_used = g.chance(70) ? 0
+                                : static_cast<std::int64_t>(g.next() >> 1) *
+                                      (g.chance(50) ? -1 : 1);
+  r.duration_ms = some_double(g);
+  return r;
+}
+
+// Puts bytes that are not UTF-8 into one of the string fields.
+void break_one_field(generator& g, result& r) {
+  const auto& bad = g.pick(broken);
+  switch (g.below(10)) {
+    case 0: r.address.input += bad; break;
+    case 1: r.address.local_part = bad + r.address.local_part; break;
+    case 2: r.address.detail += bad; break;
+    case 3: r.smtp_reply.message += bad; break;
+    case 4: r.smtp_reply.host = bad; break;
+    case 5: r.verdict.reason += bad; break;
+    case 6: r.checks.suggested_domain = bad; break;
+    case 7: r.checks.first_name = bad; break;
+    case 8:
+      if (r.route)
+        r.route->hosts.push_back({bad, 1});
+      break;
+    default: r.address.normalized += bad; break;
+  }
+}
+
+// What the reference does: its text, or the message of what it threw.
+struct outcome {
+  std::string text;
+  std::string error;
+};
+
+outcome reference(const result& r) {
+  try {
+    return {codec::validation_result(r).dump(), {}};
+  } catch (const nlohmann::json::type_error& e) {
+    return {{}, e.what()};
+  }
+}
+
+outcome written(const result& r) {
+  try {
+    return {codec::validation_result_text(r), {}};
+  } catch (const nlohmann::json::type_error& e) {
+    return {{}, e.what()};
+  }
+}
+
+} // namespace
+
+TEST_SUITE("http.codec") {
+  TEST_CASE("the written result is byte for byte the nlohmann dump") {
+    generator g{0x6d61696c61737361ULL};
+    for (int i = 0; i < 40000; ++i) {
+      auto r = random_result(g);
+      auto want = reference(r);
+      REQUIRE(want.error.empty());
+      auto got = codec::validation_result_text(r);
+      if (got != want.text) {
+        INFO("case " << i);
+        REQUIRE(got == want.text);
+      }
+    }
+  }
+
+  TEST_CASE("text that is not UTF-8 throws what dump() throws") {
+    generator g{42};
+    int thrown = 0;
+    for (int i = 0; i < 20000; ++i) {
+      auto r = random_result(g);
+      break_one_field(g, r);
+      auto want = reference(r);
+      auto got = written(r);
+      if (got.text != want.text || got.error != want.error) {
+        INFO("case " << i);
+        REQUIRE(got.error == want.error);
+        REQUIRE(got.text == want.text);
+      }
+      thrown += want.error.empty() ? 0 : 1;
+    }
+    // The generator does reach the error path (and its index and byte).
+    CHECK(thrown > 10000);
+  }
+
+  TEST_CASE("an SMTP answer is written with every detail") {
+    result r;
+    r.address.valid = true;
+    r.address.input = "Jane@Example.com";
+    r.address.local_part = "Jane";
+    r.address.domain = "example.com";
+    r.address.ascii_domain = "example.com";
+    r.address.normalized = "jane@example.com";
+    core::dns::mail_route route;
+    route.kind = core::dns::route_kind::mx;
+    route.hosts = {{"mx1.example.com", 10}, {"mx2.example.com", 20}};
+    r.route = route;
+    r.checks.disposable = false;
+    r.checks.role_account = false;
+    r.checks.random = core::risk::random_verdict{false, 0.12345};
+    r.smtp.checked = true;
+    r.smtp.deliverable = false;
+    r.smtp_reply = {"mx1.example.com", 1, 550, "5.1.1",
+                    "5.1.1 <jane@example.com>: \"no\" such user"};
+    r.verdict.state = core::validation::status::invalid;
+    r.verdict.reason = "mailbox_not_found";
+    r.verdict.signals = {{"mailbox_not_found", -100}};
+    r.credits_used = 1;
+    r.duration_ms = 12.3456;
+    auto text = codec::validation_result_text(r);
+    CHECK(text == codec::validation_result(r).dump());
+    auto back = nlohmann::json::parse(text);
+    CHECK(back["smtp"]["code"] == 550);
+    CHECK(back["smtp"]["message"] ==
+          "5.1.1 <jane@example.com>: \"no\" such user");
+    CHECK(back["dns"]["mx"][1]["priority"] == 20);
+    CHECK(back["random"]["score"] == 0.123);
+    CHECK(back["durationMs"] == 12.346);
+    CHECK(back["creditsUsed"] == 1);
+  }
+}
