@@ -258,7 +258,12 @@ int serve(const config::settings& cfg) {
       actors::storage_lane{cfg.batch.max_jobs, cfg.batch.nice, "batch-db"}};
   actors::batch_runner batches{
       sys, actors::batch_runner_env{&batch_storage, validator, cfg.batch,
-                                    actors::batch_owner_name(), unix_now}};
+                                    actors::batch_owner_name(), unix_now,
+                                    [&validation] {
+                                      // Real-time validations only: batch work
+                                      // does not use the pool.
+                                      return validation.gauges().done.load();
+                                    }}};
   add_batch_gauges(stats, batches.gauges());
   add_pool_gauges(stats, "storage", pool.size(), pool.gauges());
   add_pool_gauges(stats, "batch_storage", batch_storage.size(),

@@ -363,6 +363,12 @@ const std::vector<key_spec>& registry() {
      "Niceness (0-19) of the threads that run batch work: the higher, the "
      "more CPU real-time requests get while a batch runs.",
      integer(MAILASSAY_FIELD(batch.nice), 0, 19), MAILASSAY_SHOW(batch.nice)},
+    {"batch", "rate_under_load",
+     "Most addresses per second one batch job validates while real-time "
+     "validations are arriving (0: no cap); without them it runs at full "
+     "speed.",
+     integer(MAILASSAY_FIELD(batch.rate_under_load), 0, 10000000),
+     MAILASSAY_SHOW(batch.rate_under_load)},
     {"batch", "greylist_retry_ms",
      "Comma-separated waits before a greylisted address of an SMTP batch is "
      "probed again, ms; the others go on meanwhile.",

@@ -102,6 +102,8 @@ struct batch_settings {
   std::int64_t poll_ms = 2000;     ///< How often idle processes look for jobs.
   int checkpoint_rows = 2000; ///< Results written per checkpoint (at most).
   int nice = 19; ///< Niceness of the threads running batch work (0-19).
+  /// Addresses/s per job while real-time validations arrive; 0: no cap.
+  std::int64_t rate_under_load = 10000;
   /// Waits before a greylisted address of an SMTP job is probed again.
   std::vector<std::int64_t> greylist_retry_ms{60000, 240000, 600000};
 };

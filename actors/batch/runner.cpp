@@ -37,6 +37,7 @@ using batch_tick_atom = caf::atom_constant<caf::atom("btch_tick")>;
 using batch_wake_atom = caf::atom_constant<caf::atom("btch_wake")>;
 using batch_stop_atom = caf::atom_constant<caf::atom("btch_stop")>;
 using batch_cancel_atom = caf::atom_constant<caf::atom("btch_cncl")>;
+using batch_pace_atom = caf::atom_constant<caf::atom("btch_pace")>;
 
 } // namespace
 } // namespace mailassay::actors
@@ -105,6 +106,13 @@ struct supervisor_state {
   // wait holds no concurrency slot and the rest of the job goes on.
   std::deque<parked_item> parked;                       // sorted by due time
   std::unordered_map<std::int64_t, deferral> deferrals; // by seq
+  // Pacing while real-time validations arrive (`rate_under_load`
+  // addresses/s): a token bucket of at most 10 ms worth.
+  std::int64_t realtime_seen = -1;  // last value of env->realtime_count
+  steady::time_point realtime_at{}; // when it last changed
+  double tokens = 0;
+  steady::time_point refilled = steady::now();
+  bool pace_pending = false; // a btch_pace wake-up is on its way
   std::chrono::steady_clock::time_point last_write;
   static inline const char* name = "batch_supervisor";
 };
@@ -276,6 +284,46 @@ void load_page(supervisor* self) {
       });
 }
 
+// Whether real-time validations arrived in the last 200 ms.
+bool realtime_busy(supervisor* self, steady::time_point now) {
+  auto& st = self->state;
+  if (!st.env->realtime_count)
+    return false;
+  auto seen = st.env->realtime_count();
+  if (seen != st.realtime_seen) {
+    st.realtime_seen = seen;
+    st.realtime_at = now;
+  }
+  return now - st.realtime_at < std::chrono::milliseconds(200);
+}
+
+// Whether the pace allows another group now; if not, arranges a wake-up.
+// Without real-time traffic a job runs as fast as it can; with it, at most
+// `rate_under_load` addresses/s, so the rest of the CPU stays free for the
+// requests (on this 2-core machine even a niced busy thread doubles their
+// p99: docs/performance.md, "Batch jobs").
+bool paced_allows(supervisor* self) {
+  auto& st = self->state;
+  auto rate = static_cast<double>(st.env->cfg.rate_under_load);
+  auto now = steady::now();
+  std::chrono::duration<double> dt = now - st.refilled;
+  st.refilled = now;
+  constexpr double window = 0.01; // s: the bucket's size and the wake-up
+  if (rate <= 0 || !realtime_busy(self, now)) {
+    st.tokens = rate * window + 1;
+    return true;
+  }
+  st.tokens = std::min(rate * window + 1, st.tokens + rate * dt.count());
+  if (st.tokens >= 1)
+    return true;
+  if (!st.pace_pending) {
+    st.pace_pending = true;
+    self->delayed_send(self, std::chrono::milliseconds(10),
+                       batch_pace_atom::value);
+  }
+  return false;
+}
+
 void pump(supervisor* self) {
   auto& st = self->state;
   if (st.stopping)
@@ -285,15 +333,19 @@ void pump(supervisor* self) {
   // a stopped supervisor, and its thread, alive.
   auto me = self->address();
   while (st.in_flight < limit && !st.queue.empty()) {
-    // The queue is sorted by domain: an SMTP job sends neighbours at one
-    // domain as one group, so a session asks several recipients.
+    if (!paced_allows(self))
+      break;
+    // The queue is sorted by domain: neighbours at one domain go as one
+    // group, so its route is looked up once (one lock of the DNS cache
+    // shared with real-time requests, not one per address) and, in an SMTP
+    // job, a session asks several recipients (at most 20: a server's
+    // recipient limit).
+    std::size_t most = st.current.smtp ? 20 : 64;
     std::size_t take = 1;
-    if (st.current.smtp) {
-      auto domain = domain_of(st.queue.front().email);
-      while (take < st.queue.size() && take < 20 &&
-             domain_of(st.queue[take].email) == domain)
-        ++take;
-    }
+    auto domain = domain_of(st.queue.front().email);
+    while (take < st.queue.size() && take < most &&
+           domain_of(st.queue[take].email) == domain)
+      ++take;
     std::vector<validation::request> reqs;
     std::vector<std::pair<std::int64_t, std::string>> ids;
     for (std::size_t k = 0; k < take; ++k) {
@@ -313,6 +365,7 @@ void pump(supervisor* self) {
       ids.emplace_back(it.seq, std::move(it.email));
     }
     st.in_flight += static_cast<int>(take);
+    st.tokens -= static_cast<double>(take);
     st.gauges->in_flight += static_cast<std::int64_t>(take);
     auto shared_ids = std::make_shared<decltype(ids)>(std::move(ids));
     st.env->validator->validate_group(
@@ -455,6 +508,10 @@ caf::behavior supervisor_fn(supervisor* self,
       [self](batch_cancel_atom) {
         self->state.release_lease = false;
         stop(self, "cancelled");
+      },
+      [self](batch_pace_atom) {
+        self->state.pace_pending = false;
+        pump(self);
       },
       [self](batch_stop_atom) {
         self->state.release_lease = true;

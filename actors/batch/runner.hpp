@@ -44,6 +44,9 @@ struct batch_runner_env {
   std::string owner;
   /// Unix seconds.
   std::function<std::int64_t()> now;
+  /// Real-time validations so far (any counter that grows with them); when
+  /// it moves, jobs slow to `cfg.rate_under_load`. Empty: never slowed.
+  std::function<std::int64_t()> realtime_count;
 };
 
 /// The process's batch runner: a facade over the runner actor.

@@ -108,7 +108,9 @@ void validator::validate_group(
   auto one_by_one = [this, &done](std::size_t i, request req) {
     validate(std::move(req), [done, i](result r) { done(i, std::move(r)); });
   };
-  if (!smtp_.prober || reqs.size() < 2) {
+  // Grouped also without SMTP: one route lookup (one lock of the shared
+  // DNS cache) for the whole group instead of one per address.
+  if (reqs.size() < 2) {
     for (std::size_t i = 0; i < reqs.size(); ++i)
       one_by_one(i, std::move(reqs[i]));
     return;
@@ -150,7 +152,7 @@ void validator::validate_group(
       found = std::prev(groups.end());
     }
     auto& g = *found;
-    g->smtp = g->smtp || reqs[i].smtp;
+    g->smtp = g->smtp || (reqs[i].smtp && smtp_.prober);
     g->timeout_ms = std::max(g->timeout_ms, reqs[i].timeout_ms);
     g->index.push_back(i);
     g->results.push_back(std::move(r));

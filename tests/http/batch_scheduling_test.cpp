@@ -244,3 +244,46 @@ TEST_SUITE("http.batch_scheduling") {
     CHECK(env.mx.commands("RCPT") >= 3);
   }
 }
+
+TEST_SUITE("http.batch_scheduling") {
+  TEST_CASE("a job slows to rate_under_load while real-time validations "
+            "arrive, and runs at full speed otherwise") {
+    scheduling_env env{{{"MAILASSAY_BATCH_RATE_UNDER_LOAD", "400"}}};
+    // One domain: a single DNS lookup, the rest is CPU.
+    auto csv = [](const std::string& tag) {
+      std::string s = "email\n";
+      for (int i = 0; i < 2000; ++i)
+        s += tag + std::to_string(i) + "@smtp.test\n";
+      return s;
+    };
+    using clock = std::chrono::steady_clock;
+    auto seconds = [](clock::duration d) {
+      return std::chrono::duration<double>(d).count();
+    };
+    // No real-time traffic: 2000 addresses well under 2000 / 400 = 5 s.
+    auto t0 = clock::now();
+    env.wait_completed(env.upload(csv("idle")));
+    auto idle = seconds(clock::now() - t0);
+    CHECK_MESSAGE(idle < 3.5, idle);
+    // Validations arriving all along: at most 400 addresses/s (plus one
+    // 10 ms bucket), so the job needs about 5 s.
+    std::atomic<bool> stop{false};
+    std::atomic<int> answered{0};
+    std::thread traffic{[&] {
+      while (!stop) {
+        auto r = env.a->post("/v2/email/validate", {{"email", "ann@smtp.test"}},
+                             env.key);
+        if (r.status == 200)
+          ++answered;
+      }
+    }};
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto t1 = clock::now();
+    env.wait_completed(env.upload(csv("busy")));
+    auto busy = seconds(clock::now() - t1);
+    stop = true;
+    traffic.join();
+    CHECK(answered > 0);
+    CHECK_MESSAGE(busy >= 4.5, busy);
+  }
+}
