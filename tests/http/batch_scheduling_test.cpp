@@ -72,30 +72,19 @@ struct scheduling_env {
 
   explicit scheduling_env(std::map<std::string, std::string> extra) {
     dns.load_zone(zone);
-    std::map<std::string, std::string> env{
-        {"MAILASSAY_DNS_SERVERS", dns.server()},
-        {"MAILASSAY_DNS_TIMEOUT_MS", "30000"},
-        {"MAILASSAY_DNS_TRIES", "1"},
-        {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
-        {"MAILASSAY_RISK_DATA_DIR",
-         std::string{std::getenv("MAILASSAY_SOURCE_DIR")} + "/data/risk"},
-        {"MAILASSAY_BATCH_POLL_MS", "100"},
-        {"MAILASSAY_SMTP_HELO", "probe.example.io"},
-        {"MAILASSAY_SMTP_MAIL_FROM", "verify@example.io"},
-        {"MAILASSAY_SMTP_PORT", std::to_string(mx.port())},
-        {"MAILASSAY_SMTP_ALLOW_PRIVATE_TARGETS", "127.0.0.0/8"},
-        {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
-        {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
-        {"MAILASSAY_SMTP_TLS", "never"},
-        {"MAILASSAY_LIMITS_IP_PER_MINUTE", "100000"}};
+    auto env = smtp_server_env(
+        dns.server(), std::to_string(mx.port()),
+        {{"MAILASSAY_DNS_TIMEOUT_MS", "30000"},
+         {"MAILASSAY_DNS_TRIES", "1"},
+         {"MAILASSAY_BATCH_POLL_MS", "100"},
+         {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
+         {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
+         {"MAILASSAY_SMTP_TLS", "never"}});
     for (auto& [k, v] : extra)
       env[k] = v;
     srv = std::make_unique<server_process>(env);
     a = std::make_unique<api>(api{*srv});
-    jwt = a->signup("P", unique_email("p"))["accessToken"].get<std::string>();
-    key = a->create_key(jwt,
-                        {{"name", "smtp"}, {"config", {{"smtp", true}}}})["key"]
-              .get<std::string>();
+    std::tie(jwt, key) = smtp_account(*a, "P");
   }
 
   std::string upload(const std::string& csv, const std::string& query = "") {

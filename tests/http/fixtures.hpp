@@ -1,11 +1,16 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
-#include <string>
-#include <unistd.h>
-
 #include "tests/support/http_client.hpp"
 #include "tests/support/server_process.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <unistd.h>
+#include <tuple>
+#include <utility>
 
 namespace mailassay::testing {
 
@@ -15,11 +20,10 @@ using nlohmann::json;
 struct api {
   server_process& srv;
 
-  http_response call(const std::string& method, const std::string& path,
-                     const std::string& token = "",
-                     const std::string& body = "",
-                     std::vector<std::pair<std::string, std::string>> extra
-                     = {}) {
+  http_response
+  call(const std::string& method, const std::string& path,
+       const std::string& token = "", const std::string& body = "",
+       std::vector<std::pair<std::string, std::string>> extra = {}) {
     if (!token.empty())
       extra.emplace_back("Authorization", "Bearer " + token);
     if (!body.empty())
@@ -54,8 +58,43 @@ struct api {
 /// A unique email for a test.
 inline std::string unique_email(const std::string& tag) {
   static int n = 0;
-  return tag + std::to_string(::getpid()) + "-" + std::to_string(++n)
-         + "@example.org";
+  return tag + std::to_string(::getpid()) + "-" + std::to_string(++n) +
+         "@example.org";
+}
+
+/// The environment of a server that probes SMTP servers on loopback (the
+/// project's SMTP peer or a local MTA): DNS from `dns_server`, test domains
+/// allowed, the shipped risk lists, a fixed sender identity, 127.0.0.0/8
+/// allowed as SMTP targets on `smtp_port`, no per-IP limit in the way.
+/// `extra` adds or overrides.
+inline std::map<std::string, std::string>
+smtp_server_env(const std::string& dns_server, const std::string& smtp_port,
+                const std::map<std::string, std::string>& extra = {}) {
+  std::map<std::string, std::string> env{
+      {"MAILASSAY_DNS_SERVERS", dns_server},
+      {"MAILASSAY_DNS_TIMEOUT_MS", "500"},
+      {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
+      {"MAILASSAY_RISK_DATA_DIR",
+       std::string{std::getenv("MAILASSAY_SOURCE_DIR")} + "/data/risk"},
+      {"MAILASSAY_SMTP_HELO", "probe.example.io"},
+      {"MAILASSAY_SMTP_MAIL_FROM", "verify@example.io"},
+      {"MAILASSAY_SMTP_PORT", smtp_port},
+      {"MAILASSAY_SMTP_ALLOW_PRIVATE_TARGETS", "127.0.0.0/8"},
+      {"MAILASSAY_LIMITS_IP_PER_MINUTE", "100000"}};
+  for (auto& [k, v] : extra)
+    env[k] = v;
+  return env;
+}
+
+/// Signs up a new organization and creates an API key allowed to probe over
+/// SMTP; returns its access token and the key.
+inline std::pair<std::string, std::string>
+smtp_account(api& a, const std::string& org) {
+  auto jwt = a.signup(org, unique_email("s"))["accessToken"].get<std::string>();
+  auto key =
+      a.create_key(jwt, {{"name", "smtp"}, {"config", {{"smtp", true}}}})["key"]
+          .get<std::string>();
+  return {jwt, key};
 }
 
 } // namespace mailassay::testing

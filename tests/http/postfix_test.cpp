@@ -58,27 +58,14 @@ elsewhere.test MX 10 mx.postfix.test
 )");
     // The service's default politeness (4 sessions, 2 connections per
     // second per MX host) is kept: this is how it meets real servers.
-    std::map<std::string, std::string> env{
-        {"MAILASSAY_DNS_SERVERS", dns.server()},
-        {"MAILASSAY_DNS_TIMEOUT_MS", "500"},
-        {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
-        {"MAILASSAY_RISK_DATA_DIR",
-         std::string{std::getenv("MAILASSAY_SOURCE_DIR")} + "/data/risk"},
-        {"MAILASSAY_SMTP_HELO", "probe.example.io"},
-        {"MAILASSAY_SMTP_MAIL_FROM", "verify@example.io"},
-        {"MAILASSAY_SMTP_PORT", mta.port},
-        {"MAILASSAY_SMTP_ALLOW_PRIVATE_TARGETS", "127.0.0.0/8"},
-        {"MAILASSAY_SMTP_TLS", "opportunistic"},
-        {"MAILASSAY_BATCH_POLL_MS", "100"},
-        {"MAILASSAY_LIMITS_IP_PER_MINUTE", "100000"}};
+    auto env = smtp_server_env(dns.server(), mta.port,
+                               {{"MAILASSAY_SMTP_TLS", "opportunistic"},
+                                {"MAILASSAY_BATCH_POLL_MS", "100"}});
     for (auto& [k, v] : extra)
       env[k] = v;
     srv = std::make_unique<server_process>(env);
     a = std::make_unique<api>(api{*srv});
-    jwt = a->signup("P", unique_email("p"))["accessToken"].get<std::string>();
-    key = a->create_key(jwt,
-                        {{"name", "smtp"}, {"config", {{"smtp", true}}}})["key"]
-              .get<std::string>();
+    std::tie(jwt, key) = smtp_account(*a, "P");
   }
 
   json validate(const std::string& email) {

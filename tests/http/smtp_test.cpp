@@ -44,29 +44,18 @@ struct smtp_env {
     mx.add_rule("ann*", smtp_rcpt_behaviour::accept);
     // Unknown users at smtp.test are refused, so it is not a catch-all.
     mx.add_rule("*@smtp.test", smtp_rcpt_behaviour::no_such_user);
-    std::map<std::string, std::string> env{
-        {"MAILASSAY_DNS_SERVERS", dns.server()},
-        {"MAILASSAY_DNS_TIMEOUT_MS", "500"},
-        {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
-        {"MAILASSAY_RISK_DATA_DIR",
-         std::string{std::getenv("MAILASSAY_SOURCE_DIR")} + "/data/risk"},
-        {"MAILASSAY_SMTP_HELO", "probe.example.io"},
-        {"MAILASSAY_SMTP_MAIL_FROM", "verify@example.io"},
-        {"MAILASSAY_SMTP_PORT", std::to_string(mx.port())},
-        {"MAILASSAY_SMTP_ALLOW_PRIVATE_TARGETS", "127.0.0.0/8"},
-        {"MAILASSAY_SMTP_RETRY_DELAYS_MS", "600,1200"},
-        {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
-        {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
-        {"MAILASSAY_SMTP_TLS", "never"},
-        {"MAILASSAY_LIMITS_IP_PER_MINUTE", "100000"}};
+    // Fast retries and no host limits: the tests stay quick.
+    auto env = smtp_server_env(
+        dns.server(), std::to_string(mx.port()),
+        {{"MAILASSAY_SMTP_RETRY_DELAYS_MS", "600,1200"},
+         {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
+         {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
+         {"MAILASSAY_SMTP_TLS", "never"}});
     for (auto& [k, v] : extra)
       env[k] = v;
     srv = std::make_unique<server_process>(env);
     a = std::make_unique<api>(api{*srv});
-    jwt = a->signup("S", unique_email("s"))["accessToken"].get<std::string>();
-    key = a->create_key(jwt,
-                        {{"name", "smtp"}, {"config", {{"smtp", true}}}})["key"]
-              .get<std::string>();
+    std::tie(jwt, key) = smtp_account(*a, "S");
   }
 
   http_response validate(const std::string& email, int timeout_ms = 10000) {
