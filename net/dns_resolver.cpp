@@ -274,29 +274,38 @@ struct dns_resolver::impl {
     call_safely(f);
   }
 
-  void route(std::string domain, route_callback callback) {
-    ++route_requests;
-    auto name = core::dns::normalize_name(domain);
+  enum class lookup { served, joined, started };
+
+  // Answers `callback` from `cache` when it holds `name`; else adds it to
+  // the lookup in flight for `name`, starting one when there is none (the
+  // caller then sends the queries).
+  lookup serve_or_join(core::dns::cache<route_callback>& cache,
+                       const std::string& name, route_callback& callback) {
     std::optional<mail_route> hit;
     bool start = false;
     {
       std::lock_guard guard{cache_mutex};
-      auto found = routes.find(name, now());
+      auto found = cache.find(name, now());
       if (found.status == core::dns::cache_status::hit)
         hit = std::move(found.route);
       else
-        start = routes.begin(name, std::move(callback));
+        start = cache.begin(name, std::move(callback));
     }
-    if (hit) {
-      ++cache_hits;
-      deliver([cb = std::move(callback), r = std::move(*hit)]() mutable {
-        call_safely(cb, std::move(r));
-      });
-      return;
-    }
-    if (!start) {
-      ++cache_joins;
-      return;
+    if (!hit)
+      return start ? lookup::started : lookup::joined;
+    deliver([cb = std::move(callback), r = std::move(*hit)]() mutable {
+      call_safely(cb, std::move(r));
+    });
+    return lookup::served;
+  }
+
+  void route(std::string domain, route_callback callback) {
+    ++route_requests;
+    auto name = core::dns::normalize_name(domain);
+    switch (serve_or_join(routes, name, callback)) {
+      case lookup::served: ++cache_hits; return;
+      case lookup::joined: ++cache_joins; return;
+      case lookup::started: break;
     }
     ++cache_misses;
     submit({name, record_type::mx,
@@ -343,23 +352,7 @@ struct dns_resolver::impl {
 
   void host(std::string host_name, route_callback callback) {
     auto name = core::dns::normalize_name(host_name);
-    std::optional<mail_route> hit;
-    bool start = false;
-    {
-      std::lock_guard guard{cache_mutex};
-      auto found = hosts.find(name, now());
-      if (found.status == core::dns::cache_status::hit)
-        hit = std::move(found.route);
-      else
-        start = hosts.begin(name, std::move(callback));
-    }
-    if (hit) {
-      deliver([cb = std::move(callback), r = std::move(*hit)]() mutable {
-        call_safely(cb, std::move(r));
-      });
-      return;
-    }
-    if (!start)
+    if (serve_or_join(hosts, name, callback) != lookup::started)
       return;
     struct pair_state {
       std::optional<lookup_result> a, aaaa;
