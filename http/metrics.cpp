@@ -1,7 +1,9 @@
 #include "http/metrics.hpp"
 
 #include <cstdio>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 namespace mailassay::http {
 
@@ -101,11 +103,25 @@ std::string metrics::render() const {
       "mailassay_http_request_duration_seconds_sum " + std::string{buf} + "\n";
   out += "mailassay_http_request_duration_seconds_count " +
          std::to_string(count) + "\n";
-  for (auto& g : gauges_) {
-    auto base = g.name.substr(0, g.name.find('{'));
-    out += "# HELP " + base + " " + g.help + "\n# TYPE " + base + " gauge\n";
-    std::snprintf(buf, sizeof buf, "%.17g", g.read());
-    out += g.name + " " + buf + "\n";
+  // One HELP/TYPE per family (the name before its labels), its series
+  // together: Prometheus refuses a second HELP for a name.
+  auto family = [](const gauge& g) {
+    return std::string_view{g.name}.substr(0, g.name.find('{'));
+  };
+  std::vector<bool> written(gauges_.size(), false);
+  for (std::size_t i = 0; i < gauges_.size(); ++i) {
+    if (written[i])
+      continue;
+    auto base = std::string{family(gauges_[i])};
+    out += "# HELP " + base + " " + gauges_[i].help + "\n# TYPE " + base +
+           " gauge\n";
+    for (std::size_t k = i; k < gauges_.size(); ++k) {
+      if (written[k] || family(gauges_[k]) != base)
+        continue;
+      written[k] = true;
+      std::snprintf(buf, sizeof buf, "%.17g", gauges_[k].read());
+      out += gauges_[k].name + " " + buf + "\n";
+    }
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -78,6 +79,15 @@ TEST_SUITE("http.operations") {
                        "mailassay_rate_limit_checks{outcome=\"refused\"} 0",
                        "mailassay_rate_limit_evictions 0"})
       CHECK_MESSAGE(r.body.find(line) != std::string::npos, line);
+    // Prometheus accepts one HELP and TYPE per metric family.
+    std::map<std::string, int> helps;
+    std::istringstream lines{r.body};
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("# HELP ", 0) == 0)
+        ++helps[line.substr(7, line.find(' ', 7) - 7)];
+    for (auto& [name, n] : helps)
+      CHECK_MESSAGE(n == 1, name);
+    CHECK(helps.count("mailassay_pool_workers") == 1);
     CHECK(r.body.find("mailassay_rate_limit_active_evictions 0") !=
           std::string::npos);
   }
