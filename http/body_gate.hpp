@@ -148,6 +148,20 @@ private:
     return true;
   }
 
+  // Appends the decimal digits in [p, end) to `value` (other bytes are
+  // skipped: the parser rejects them), saturating.
+  static std::uint64_t add_digits(std::uint64_t value, const char* p,
+                                  const char* end) {
+    for (; p < end; ++p) {
+      if (*p < '0' || *p > '9')
+        continue;
+      value = value > (UINT64_MAX - 9) / 10
+                  ? UINT64_MAX
+                  : value * 10 + static_cast<unsigned>(*p - '0');
+    }
+    return value;
+  }
+
   static bool contains_chunked(const char* p, std::size_t n) {
     constexpr std::string_view word = "chunked";
     for (std::size_t i = 0; i + word.size() <= n; ++i)
@@ -198,11 +212,14 @@ private:
     if (end == 0)
       return hold(pos, len, cap);
     constexpr std::string_view upload = "POST /v2/batch/upload";
+    // The router also takes the path with a trailing slash.
+    auto after = start + upload.size();
     bool is_upload =
-        end - start > upload.size() &&
+        end - start > upload.size() + 1 &&
         std::memcmp(buf + start, upload.data(), upload.size()) == 0 &&
-        (buf[start + upload.size()] == ' ' ||
-         buf[start + upload.size()] == '?');
+        (buf[after] == ' ' || buf[after] == '?' ||
+         (buf[after] == '/' &&
+          (buf[after + 1] == ' ' || buf[after + 1] == '?')));
     std::uint64_t length = 0;
     bool chunked = false;
     std::size_t names[4];
@@ -210,11 +227,24 @@ private:
     auto line =
         static_cast<const char*>(std::memchr(buf + start, '\n', end - start)) -
         buf + 1;
+    // Which of the two headers the last line belonged to: a folded line
+    // (obs-fold, starting with SP or HTAB) continues its value, as the
+    // parser reads it ("Content-Length:\r\n 99999").
+    enum class in { other, length, encoding } last = in::other;
+    std::uint64_t value = 0;
     for (auto p = static_cast<std::size_t>(line); p < end;) {
       auto eol = static_cast<std::size_t>(
           static_cast<const char*>(std::memchr(buf + p, '\n', end - p)) - buf);
       auto colon = static_cast<const char*>(std::memchr(buf + p, ':', eol - p));
-      if (colon) {
+      if (buf[p] == ' ' || buf[p] == '\t') {
+        if (last == in::length) {
+          value = add_digits(value, buf + p, buf + eol);
+          length = std::max(length, value);
+        } else if (last == in::encoding) {
+          chunked = chunked || contains_chunked(buf + p, eol - p);
+        }
+      } else if (colon) {
+        last = in::other;
         auto name_len = static_cast<std::size_t>(colon - (buf + p));
         auto v = static_cast<std::size_t>(colon - buf) + 1;
         if (name_is(buf + p, name_len, "content-length")) {
@@ -223,19 +253,15 @@ private:
             return {true, {len, 0}};
           }
           names[name_count++] = p;
-          std::uint64_t value = 0;
-          for (; v < eol; ++v) {
-            auto c = buf[v];
-            if (c < '0' || c > '9')
-              continue;
-            value = value > (UINT64_MAX - 9) / 10
-                        ? UINT64_MAX
-                        : value * 10 + static_cast<unsigned>(c - '0');
-          }
+          last = in::length;
+          value = add_digits(0, buf + v, buf + eol);
           length = std::max(length, value);
         } else if (name_is(buf + p, name_len, "transfer-encoding")) {
+          last = in::encoding;
           chunked = chunked || contains_chunked(buf + v, eol - v);
         }
+      } else {
+        last = in::other;
       }
       p = eol + 1;
     }
@@ -258,11 +284,30 @@ private:
     return {false, {}};
   }
 
+  // Ends the chunked body at `pos` with the marked zero chunk and drops the
+  // rest of the connection's input.
+  std::pair<bool, verdict> refuse_chunked(char* buf, std::size_t pos,
+                                          std::size_t cap) {
+    refused_ = true;
+    mode_ = mode::discard;
+    if (cap - pos < refused_chunk.size()) {
+      inject_pending_ = true;
+      return {true, {pos, 0}};
+    }
+    std::memcpy(buf + pos, refused_chunk.data(), refused_chunk.size());
+    return {true, {pos + refused_chunk.size(), 0}};
+  }
+
   std::pair<bool, verdict> on_chunk_line(char* buf, std::size_t& pos,
                                          std::size_t len, std::size_t cap) {
     auto nl = static_cast<const char*>(std::memchr(buf + pos, '\n', len - pos));
-    if (!nl)
+    if (!nl) {
+      // A size line longer than the whole buffer (a huge extension): fail
+      // closed rather than stop following the body.
+      if (pos == 0 && len == cap)
+        return refuse_chunked(buf, pos, cap);
       return hold(pos, len, cap);
+    }
     auto eol = static_cast<std::size_t>(nl - buf);
     std::uint64_t size = 0;
     std::size_t digits = 0;
@@ -283,26 +328,17 @@ private:
       }
       size = size << 4 | d;
     }
-    if (digits == 0) {
-      // Not a chunk: the parser rejects it and closes the connection.
-      mode_ = mode::passthrough;
-      return {true, {len, 0}};
-    }
+    // No size where the gate expects one: the parser may still read the
+    // bytes differently (a bare LF inside a chunk extension, any byte after
+    // the CR), and then the gate would no longer know where the body ends.
+    // Fail closed: end the body here as refused, like one over the limit.
+    if (digits == 0 || size > limit_ || body_ + size > limit_)
+      return refuse_chunked(buf, pos, cap);
     if (size == 0) {
       mode_ = mode::trailers;
       line_chars_ = 0;
       pos = eol + 1;
       return {false, {}};
-    }
-    if (size > limit_ || body_ + size > limit_) {
-      refused_ = true;
-      mode_ = mode::discard;
-      if (cap - pos < refused_chunk.size()) {
-        inject_pending_ = true;
-        return {true, {pos, 0}};
-      }
-      std::memcpy(buf + pos, refused_chunk.data(), refused_chunk.size());
-      return {true, {pos + refused_chunk.size(), 0}};
     }
     body_ += size;
     remaining_ = size + 2; // the data and its CRLF

@@ -156,4 +156,50 @@ TEST_SUITE("http.body_gate") {
     CHECK(through(g, input, 256, 256) == input);
     CHECK_FALSE(g.refused());
   }
+
+  TEST_CASE("a chunk-size line the gate cannot read ends the body as "
+            "refused, never lets the rest through") {
+    // The parser takes a bare LF inside a chunk extension, or any byte after
+    // the CR: the gate would lose track of the body, so it refuses.
+    for (std::string odd :
+         {std::string{"1;\n\r\nX\r\n"}, std::string{"5\rXhello\r\n"}}) {
+      CAPTURE(odd);
+      body_gate g{limits};
+      auto head = std::string{"POST /v2/batch/upload HTTP/1.1\r\n"
+                              "Transfer-Encoding: chunked\r\n\r\n"};
+      auto input = head + odd + chunk(std::string(500, 'z')) + "0\r\n\r\n";
+      auto out = through(g, input, 256, 100000);
+      CHECK(g.refused());
+      CHECK(out.find(std::string(500, 'z')) == std::string::npos);
+      CHECK(out.size() < input.size());
+    }
+  }
+
+  TEST_CASE("a folded Content-Length or Transfer-Encoding is read as the "
+            "parser reads it") {
+    body_gate g{limits};
+    auto folded = std::string{"POST /v2/batch/upload HTTP/1.1\r\n"
+                              "Content-Length:\r\n 99999999\r\n\r\n"} +
+                  std::string(200, 'a');
+    auto out = through(g, folded, 512, 512);
+    CHECK(g.refused());
+    CHECK(out.find("X-Body-Refused:\r\n 99999999") != std::string::npos);
+
+    body_gate h{limits};
+    auto head = std::string{"POST /v2/batch/upload HTTP/1.1\r\n"
+                            "Transfer-Encoding:\r\n\tchunked\r\n\r\n"};
+    auto input = head + chunk(std::string(150, 'c')) + "0\r\n\r\n";
+    auto chunked_out = through(h, input, 512, 512);
+    CHECK(h.refused());
+    CHECK(chunked_out == head + "0\r\nX-Body-Refused: 1\r\n\r\n");
+  }
+
+  TEST_CASE("the upload path with a trailing slash gets the upload limit") {
+    body_gate g{limits};
+    auto input = std::string{"POST /v2/batch/upload/ HTTP/1.1\r\n"
+                             "Content-Length: 101\r\n\r\n"} +
+                 std::string(101, 'a');
+    through(g, input, 512, 512);
+    CHECK(g.refused());
+  }
 }
