@@ -140,13 +140,14 @@ struct server::impl {
     using core::errc;
     using core::make_error;
     const auto& req = ex->request();
+    // The gate dropped the rest of a refused body: the connection cannot
+    // carry another request, whatever the answer.
+    if (ex->state().body_refused)
+      ex->state().close_connection = true;
     if (svc.draining)
       return ex->fail(
           make_error(errc::unavailable, "The server is shutting down"));
     if (ex->state().body_refused) {
-      // The gate dropped the rest of the body: the connection cannot carry
-      // another request.
-      ex->state().close_connection = true;
       if (m.found && m.found->fn == handle_batch_upload)
         return ex->fail(file_too_large(svc));
       return ex->fail(make_error(errc::payload_too_large,
