@@ -54,6 +54,29 @@ bool send_all(int fd, const std::string& data) {
   return true;
 }
 
+// The request's bytes: a Content-Length unless the caller gave a length
+// (or a chunked body, which carries its own).
+std::string
+request_text(const std::string& method, const std::string& path,
+             const std::vector<std::pair<std::string, std::string>>& headers,
+             const std::string& body, bool close) {
+  std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  if (close)
+    req += "Connection: close\r\n";
+  bool has_length = false;
+  for (auto& [k, v] : headers) {
+    req += k + ": " + v + "\r\n";
+    // A chunked body carries its own length.
+    if (strcasecmp(k.c_str(), "Content-Length") == 0 ||
+        strcasecmp(k.c_str(), "Transfer-Encoding") == 0)
+      has_length = true;
+  }
+  if (!has_length && (!body.empty() || method == "POST" || method == "PATCH"))
+    req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  req += "\r\n" + body;
+  return req;
+}
+
 } // namespace
 
 http_response
@@ -74,19 +97,7 @@ http_request(int port, const std::string& method, const std::string& path,
     ::close(fd);
     return out;
   }
-  std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
-                    "Connection: close\r\n";
-  bool has_length = false;
-  for (auto& [k, v] : headers) {
-    req += k + ": " + v + "\r\n";
-    // A chunked body carries its own length.
-    if (strcasecmp(k.c_str(), "Content-Length") == 0 ||
-        strcasecmp(k.c_str(), "Transfer-Encoding") == 0)
-      has_length = true;
-  }
-  if (!has_length && (!body.empty() || method == "POST" || method == "PATCH"))
-    req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-  req += "\r\n" + body;
+  auto req = request_text(method, path, headers, body, true);
   send_all(fd, req);
   std::string raw;
   char buf[65536];
@@ -244,18 +255,7 @@ http_response http_connection::request(
     const std::string& method, const std::string& path,
     const std::vector<std::pair<std::string, std::string>>& headers,
     const std::string& body) {
-  std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
-  bool has_length = false;
-  for (auto& [k, v] : headers) {
-    req += k + ": " + v + "\r\n";
-    // A chunked body carries its own length.
-    if (strcasecmp(k.c_str(), "Content-Length") == 0 ||
-        strcasecmp(k.c_str(), "Transfer-Encoding") == 0)
-      has_length = true;
-  }
-  if (!has_length && (!body.empty() || method == "POST" || method == "PATCH"))
-    req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-  req += "\r\n" + body;
+  auto req = request_text(method, path, headers, body, false);
   http_response out;
   if (exchange(req, out))
     return out;
