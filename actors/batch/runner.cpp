@@ -44,7 +44,6 @@ using batch_pace_atom = caf::atom_constant<caf::atom("btch_pace")>;
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::in_actor)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::item_done)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::core::batch::item)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::core::batch::job)
 
 namespace mailassay::actors {
