@@ -8,12 +8,12 @@ key_cache::key_cache(std::size_t capacity, std::int64_t max_age)
   : capacity_(capacity), max_age_(max_age) {
 }
 
-std::optional<core::account::api_key>
+std::shared_ptr<const core::account::api_key>
 key_cache::find(const std::string& key_hash, std::int64_t now) const {
   std::shared_lock guard{mtx_};
   auto i = entries_.find(key_hash);
   if (i == entries_.end() || now - i->second.loaded_at > max_age_)
-    return std::nullopt;
+    return nullptr;
   return i->second.key;
 }
 
@@ -27,7 +27,9 @@ void key_cache::put(const core::account::api_key& key, std::int64_t now) {
     if (entries_.size() >= capacity_)
       entries_.erase(entries_.begin());
   }
-  entries_.insert_or_assign(key.key_hash, entry{key, now});
+  entries_.insert_or_assign(
+      key.key_hash,
+      entry{std::make_shared<const core::account::api_key>(key), now});
 }
 
 void key_cache::erase(const std::string& key_hash) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <shared_mutex>
 #include <string>
@@ -22,9 +23,10 @@ public:
   /// Creates a cache holding at most `capacity` keys for `max_age` seconds.
   key_cache(std::size_t capacity, std::int64_t max_age);
 
-  /// Returns the key with this hash if cached and fresh at `now`.
-  std::optional<core::account::api_key> find(const std::string& key_hash,
-                                             std::int64_t now) const;
+  /// Returns the key with this hash if cached and fresh at `now`; the
+  /// entry is shared, not copied (a `put` replaces it, never changes it).
+  std::shared_ptr<const core::account::api_key>
+  find(const std::string& key_hash, std::int64_t now) const;
 
   /// Stores (or refreshes) a key loaded at `now`.
   void put(const core::account::api_key& key, std::int64_t now);
@@ -37,7 +39,7 @@ public:
 
 private:
   struct entry {
-    core::account::api_key key;
+    std::shared_ptr<const core::account::api_key> key;
     std::int64_t loaded_at;
   };
   std::size_t capacity_;

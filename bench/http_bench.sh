@@ -247,7 +247,7 @@ curl -s -D - -o /dev/null -X POST "$svc_base/v2/email/validate" \
 case_name=(bare hop health auth validate auth_off validate_off)
 case_label=("(a) bare RESTinio handler" "(a') bare + one CAF hop, no work"
   "(b) GET /health (storage hop)"
-  "(c) validate, bad syntax (key cache + 1 hop)"
+  "(c) validate, bad syntax (cached key, no DNS)"
   "(d) validate, cached DNS"
   "(c0) = (c), limiter and usage recorder off"
   "(d0) = (d), limiter and usage recorder off")

@@ -198,7 +198,9 @@ const std::vector<key_spec>& registry() {
      text(MAILASSAY_FIELD(http.address)), MAILASSAY_SHOW(http.address)},
     {"http", "port", "TCP port of the HTTP server.",
      integer(MAILASSAY_FIELD(http.port), 1, 65535), MAILASSAY_SHOW(http.port)},
-    {"http", "io_threads", "Threads running the HTTP server's I/O.",
+    {"http", "io_threads",
+     "HTTP event loops: one thread each, each with its own listening socket "
+     "on the port (SO_REUSEPORT).",
      integer(MAILASSAY_FIELD(http.io_threads), 1, 64),
      MAILASSAY_SHOW(http.io_threads)},
     {"http", "max_body_bytes",

@@ -6,12 +6,16 @@
 #include "http/exchange_impl.hpp"
 #include "http/metrics.hpp"
 #include "http/rate_limit.hpp"
+#include "http/text_pool.hpp"
+
+#include <array>
+#include <charconv>
 
 namespace mailassay::http {
 
 namespace {
 
-std::string reason_of(int status) {
+std::string_view reason_of(int status) {
   switch (status) {
     case 200: return "OK";
     case 201: return "Created";
@@ -91,18 +95,26 @@ bool exchange::answered() const {
 
 namespace {
 
-// The headers every response carries, then the handler's own.
-template <class Builder>
-void add_headers(Builder& out, exchange::impl& s, const response& r) {
+// Decimal text of `n` in `buf`.
+std::string_view decimal(std::array<char, 24>& buf, std::int64_t n) {
+  auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), n);
+  return {buf.data(), static_cast<std::size_t>(end - buf.data())};
+}
+
+// The headers every response carries, then the handler's own, through `out`
+// (`append_header(name, value)` and `connection_close()`).
+template <class Out>
+void add_headers(Out& out, exchange::impl& s, const response& r) {
   if (r.status != 204)
-    out.append_header(restinio::http_field::content_type, r.content_type);
+    out.append_header("Content-Type", r.content_type);
   out.append_header("X-Request-Id", s.id);
   // Read here, not when the request came in: the window as it stands now.
   if (!s.rate_set && s.limits)
     s.rate = unmetered_rate(*s.limits, s.view);
-  out.append_header("RateLimit-Limit", std::to_string(s.rate.limit));
-  out.append_header("RateLimit-Remaining", std::to_string(s.rate.remaining));
-  out.append_header("RateLimit-Reset", std::to_string(s.rate.reset));
+  std::array<char, 24> buf;
+  out.append_header("RateLimit-Limit", decimal(buf, s.rate.limit));
+  out.append_header("RateLimit-Remaining", decimal(buf, s.rate.remaining));
+  out.append_header("RateLimit-Reset", decimal(buf, s.rate.reset));
   if (!s.cors_origin.empty()) {
     out.append_header("Access-Control-Allow-Origin", s.cors_origin);
     out.append_header("Access-Control-Expose-Headers",
@@ -115,6 +127,28 @@ void add_headers(Builder& out, exchange::impl& s, const response& r) {
   if (s.close_connection)
     out.connection_close();
 }
+
+// add_headers into a RESTinio response builder (streamed responses).
+template <class Builder>
+struct builder_headers {
+  Builder& b;
+  void append_header(std::string_view name, std::string_view value) {
+    b.append_header(std::string{name}, std::string{value});
+  }
+  void connection_close() { b.connection_close(); }
+};
+
+// add_headers into the text of a response head (after the status line,
+// Connection and Content-Length, as RESTinio's create_header_string orders
+// them), without a string pair per header.
+struct head_text {
+  std::string& out;
+  void append_header(std::string_view name, std::string_view value) {
+    out.append(name).append(": ").append(value).append("\r\n");
+  }
+  // The Connection field was written before, from close_connection.
+  void connection_close() {}
+};
 
 // Counts the answer (metrics, usage) before its last bytes are written, so
 // a client's next request sees it; returns the seconds since it came in.
@@ -149,7 +183,7 @@ void close_answer(exchange::impl& s, int status, double elapsed) {
 restinio::http_status_line_t status_line(int status) {
   return restinio::http_status_line_t{
       restinio::http_status_code_t{static_cast<std::uint16_t>(status)},
-      reason_of(status)};
+      std::string{reason_of(status)}};
 }
 
 } // namespace
@@ -160,12 +194,37 @@ void exchange::respond(response r) {
   auto& s = *impl_;
   if (s.deadlines)
     s.deadlines->remove(s);
-  auto out = s.req->create_response(status_line(r.status));
-  add_headers(out, s, r);
+  // The whole answer in one buffer, handed to the connection the way
+  // RESTinio's response builder hands it, without the builder's string pair
+  // per field and second copy of the head.
+  auto text = text_pool::take();
+  text.reserve(320 + r.body.size());
+  std::array<char, 24> buf;
+  text.append("HTTP/1.1 ").append(decimal(buf, r.status)).append(" ");
+  text.append(reason_of(r.status)).append("\r\n");
+  // Connection and Content-Length first, where RESTinio puts them.
+  bool keep_alive = s.req->header().should_keep_alive() && !s.close_connection;
+  text.append(keep_alive ? "Connection: keep-alive\r\n"
+                         : "Connection: close\r\n");
   if (r.status != 204)
-    out.set_body(std::move(r.body));
+    text.append("Content-Length: ")
+        .append(decimal(buf, static_cast<std::int64_t>(r.body.size())))
+        .append("\r\n");
+  head_text head{text};
+  add_headers(head, s, r);
+  text.append("\r\n");
+  if (r.status != 204)
+    text.append(r.body);
+  text_pool::give(std::move(r.body));
   auto elapsed = count_answer(s, r.status);
-  out.done();
+  restinio::writable_items_container_t parts;
+  parts.emplace_back(pooled_text{std::move(text)});
+  restinio::impl::access_req_connection(*s.req)->write_response_parts(
+      s.req->request_id(),
+      restinio::response_output_flags_t{
+          restinio::response_parts_attr_t::final_parts,
+          restinio::response_connection_attr(keep_alive)},
+      restinio::write_group_t{std::move(parts)});
   close_answer(s, r.status, elapsed);
   // Drop the handle now: a held handle keeps the connection alive.
   s.req.reset();
@@ -244,7 +303,9 @@ body_stream_ptr exchange::stream(response head) {
   p->request_id = s.req->request_id();
   p->out.emplace(s.req->create_response<restinio::chunked_output_t>(
       status_line(head.status)));
-  add_headers(*p->out, s, head);
+  builder_headers<restinio::response_builder_t<restinio::chunked_output_t>> out{
+      *p->out};
+  add_headers(out, s, head);
   s.req.reset();
   return std::make_shared<body_stream>(std::move(p));
 }
@@ -285,7 +346,8 @@ void deadline_list::add(exchange& ex) {
   if (closed_)
     return;
   x.deadlines = shared_from_this();
-  x.deadline_at = std::chrono::steady_clock::now() + timeout_;
+  // From the arrival time: one clock read fewer, and the order is the same.
+  x.deadline_at = x.started + timeout_;
   x.prev = tail_;
   x.next = nullptr;
   (tail_ ? tail_->next : head_) = &x;

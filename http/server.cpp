@@ -12,14 +12,17 @@
 
 #include <algorithm>
 #include <future>
+#include <pthread.h>
 #include <thread>
 
 namespace mailassay::http {
 
 namespace {
 
-// Requests are read through the body gate (gated_socket.hpp).
-struct traits : restinio::default_traits_t {
+// Requests are read through the body gate (gated_socket.hpp). Each event
+// loop is one thread running its own io_context, so a connection needs no
+// strand: answers from other threads are posted to its loop.
+struct traits : restinio::default_single_thread_traits_t {
   using stream_socket_t = gated_socket;
 };
 using server_type = restinio::http_server_t<traits>;
@@ -90,29 +93,42 @@ bool fill_view(request_view& v, const restinio::request_handle_t& req,
   return refused;
 }
 
-} // namespace
-
-struct server::impl {
-  services& svc;
+// One event loop: an io_context run by one thread, with its own listening
+// socket on the shared port (SO_REUSEPORT when there are several: the kernel
+// spreads connections over them) and its own deadline timer. Loops share
+// nothing on the request path but the services, so they never contend for a
+// lock of asio's.
+struct event_loop {
   asio::io_context ioctx;
   std::shared_ptr<deadline_list> deadlines;
   std::unique_ptr<server_type> srv;
   std::unique_ptr<restinio::on_pool_runner_t<server_type>> runner;
-  std::string id_prefix = security::random_base62(6);
-  std::atomic<std::uint64_t> next_id{0};
 
-  explicit impl(services& s)
-      : svc(s),
-        deadlines(std::make_shared<deadline_list>(
-            ioctx, std::chrono::milliseconds(s.cfg.http.request_timeout_ms))) {}
+  explicit event_loop(std::chrono::milliseconds timeout)
+      : deadlines(std::make_shared<deadline_list>(ioctx, timeout)) {}
 
-  ~impl() {
+  ~event_loop() {
     // The timer goes before the I/O context it was made on.
     deadlines->close();
   }
+};
+
+using reuse_port =
+    asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
+
+} // namespace
+
+struct server::impl {
+  services& svc;
+  std::vector<std::unique_ptr<event_loop>> loops;
+  bool running = false;
+  std::string id_prefix = security::random_base62(6);
+  std::atomic<std::uint64_t> next_id{0};
+
+  explicit impl(services& s) : svc(s) {}
 
   restinio::request_handling_status_t
-  on_request(restinio::request_handle_t req) {
+  on_request(event_loop& loop, restinio::request_handle_t req) {
     auto p = std::make_unique<exchange::impl>();
     p->started = std::chrono::steady_clock::now();
     p->body_refused = fill_view(p->view, req, svc);
@@ -132,11 +148,12 @@ struct server::impl {
     p->view.params = std::move(m.params);
     svc.in_flight++;
     auto ex = std::make_shared<exchange>(std::move(p));
-    dispatch(ex, m);
+    dispatch(loop, ex, m);
     return restinio::request_accepted();
   }
 
-  void dispatch(const exchange_ptr& ex, const route_match& m) {
+  void dispatch(event_loop& loop, const exchange_ptr& ex,
+                const route_match& m) {
     using core::errc;
     using core::make_error;
     const auto& req = ex->request();
@@ -175,7 +192,7 @@ struct server::impl {
       return ex->fail(make_error(errc::payload_too_large,
                                  "Request body exceeds the limit of " +
                                      std::to_string(limit) + " bytes"));
-    arm_deadline(ex);
+    loop.deadlines->add(*ex);
     m.found->fn(call{ex, &svc});
   }
 
@@ -197,71 +214,103 @@ struct server::impl {
     return r;
   }
 
-  void arm_deadline(const exchange_ptr& ex) { deadlines->add(*ex); }
+  // Opens loop `i` and starts its thread; throws when it cannot listen.
+  void open_loop(std::size_t i, bool shared_port) {
+    auto& loop = *loops[i];
+    auto upload_limit =
+        static_cast<std::uint64_t>(svc.cfg.batch.max_file_bytes);
+    asio::use_service<body_limits_service>(loop.ioctx).limits =
+        body_limits{upload_limit, hard_body_limit};
+    restinio::server_settings_t<traits> settings;
+    settings.address(svc.cfg.http.address)
+        .port(svc.cfg.http.port)
+        .acceptor_options_setter([shared_port](auto& options) {
+          options.set_option(asio::ip::tcp::acceptor::reuse_address(true));
+          if (shared_port)
+            options.set_option(reuse_port(true));
+        })
+        // Only reached when the gate stopped following a connection (a head
+        // larger than the read buffer): RESTinio then closes without an
+        // answer.
+        .incoming_http_msg_limits(
+            restinio::incoming_http_msg_limits_t{}.max_body_size(
+                std::max(hard_body_limit, upload_limit)))
+        // Our own deadline answers first; RESTinio's only reaps what is left.
+        .handle_request_timeout(
+            std::chrono::milliseconds(svc.cfg.http.request_timeout_ms + 5000))
+        .read_next_http_message_timelimit(std::chrono::seconds(60))
+        .write_http_response_timelimit(std::chrono::seconds(30))
+        .request_handler([this, &loop](restinio::request_handle_t req) {
+          return on_request(loop, std::move(req));
+        });
+    loop.srv = std::make_unique<server_type>(
+        restinio::external_io_context(loop.ioctx), std::move(settings));
+    loop.runner =
+        std::make_unique<restinio::on_pool_runner_t<server_type>>(1, *loop.srv);
+    std::promise<void> started;
+    auto result = started.get_future();
+    loop.runner->start([&started]() noexcept { started.set_value(); },
+                       [&started](std::exception_ptr e) noexcept {
+                         started.set_exception(e);
+                       });
+    result.get();
+    // Named for top -H and the tests: one thread per loop.
+    asio::post(loop.ioctx, [name = "http-io-" + std::to_string(i)] {
+      ::pthread_setname_np(::pthread_self(), name.c_str());
+    });
+  }
+
+  void stop_loops() {
+    for (auto& loop : loops)
+      if (loop->runner)
+        loop->runner->stop();
+    for (auto& loop : loops)
+      if (loop->runner) {
+        loop->runner->wait();
+        loop->runner.reset();
+      }
+    for (auto& loop : loops)
+      loop->deadlines->close();
+  }
 };
 
 server::server(services& svc) : impl_(std::make_unique<impl>(svc)) {}
 
 server::~server() {
-  if (impl_->runner)
+  if (impl_->running)
     drain_and_stop(0);
 }
 
 std::string server::start() {
   auto& s = *impl_;
-  auto upload_limit =
-      static_cast<std::uint64_t>(s.svc.cfg.batch.max_file_bytes);
-  asio::use_service<body_limits_service>(s.ioctx).limits =
-      body_limits{upload_limit, hard_body_limit};
-  restinio::server_settings_t<traits> settings;
-  settings.address(s.svc.cfg.http.address)
-      .port(s.svc.cfg.http.port)
-      // Only reached when the gate stopped following a connection (a head
-      // larger than the read buffer): RESTinio then closes without an answer.
-      .incoming_http_msg_limits(
-          restinio::incoming_http_msg_limits_t{}.max_body_size(
-              std::max(hard_body_limit, upload_limit)))
-      // Our own deadline answers first; RESTinio's only reaps what is left.
-      .handle_request_timeout(
-          std::chrono::milliseconds(s.svc.cfg.http.request_timeout_ms + 5000))
-      .read_next_http_message_timelimit(std::chrono::seconds(60))
-      .write_http_response_timelimit(std::chrono::seconds(30))
-      .request_handler([&s](restinio::request_handle_t req) {
-        return s.on_request(std::move(req));
-      });
+  auto n = static_cast<std::size_t>(std::max(1, s.svc.cfg.http.io_threads));
+  std::chrono::milliseconds timeout(s.svc.cfg.http.request_timeout_ms);
+  for (std::size_t i = 0; i < n; ++i)
+    s.loops.push_back(std::make_unique<event_loop>(timeout));
   try {
-    s.srv = std::make_unique<server_type>(
-        restinio::external_io_context(s.ioctx), std::move(settings));
-    s.runner = std::make_unique<restinio::on_pool_runner_t<server_type>>(
-        static_cast<std::size_t>(s.svc.cfg.http.io_threads), *s.srv);
-    std::promise<void> started;
-    auto result = started.get_future();
-    s.runner->start([&started]() noexcept { started.set_value(); },
-                    [&started](std::exception_ptr e) noexcept {
-                      started.set_exception(e);
-                    });
-    result.get();
+    for (std::size_t i = 0; i < n; ++i)
+      s.open_loop(i, n > 1);
   } catch (const std::exception& e) {
-    s.runner.reset();
+    s.stop_loops();
+    s.loops.clear();
     return std::string{"cannot listen on "} + s.svc.cfg.http.address + ":" +
            std::to_string(s.svc.cfg.http.port) + ": " + e.what();
   }
+  s.running = true;
   return {};
 }
 
 void server::drain_and_stop(int grace_ms) {
   auto& s = *impl_;
-  if (!s.runner)
+  if (!s.running)
     return;
+  s.running = false;
   s.svc.draining = true;
   auto until =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
   while (s.svc.in_flight.load() > 0 && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  s.runner->stop();
-  s.runner->wait();
-  s.runner.reset();
-  s.deadlines->close();
+  s.stop_loops();
 }
 
 } // namespace mailassay::http

@@ -4,6 +4,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <array>
+
 namespace mailassay::security {
 
 namespace {
@@ -41,6 +43,36 @@ std::string hmac_sha256(std::string_view key, std::string_view data) {
        reinterpret_cast<const unsigned char*>(data.data()), data.size(), md,
        &len);
   return std::string(reinterpret_cast<const char*>(md), len);
+}
+
+namespace {
+
+struct recent_digests {
+  struct slot {
+    std::string secret;
+    std::string hex;
+  };
+  std::array<slot, 4> slots;
+  std::size_t next = 0;
+
+  ~recent_digests() {
+    for (auto& s : slots)
+      OPENSSL_cleanse(s.secret.data(), s.secret.size());
+  }
+};
+
+} // namespace
+
+std::string sha256_hex_recent(std::string_view secret) {
+  thread_local recent_digests recent;
+  for (auto& s : recent.slots)
+    if (!s.secret.empty() && constant_time_equal(s.secret, secret))
+      return s.hex;
+  auto& s = recent.slots[recent.next++ % recent.slots.size()];
+  OPENSSL_cleanse(s.secret.data(), s.secret.size());
+  s.secret.assign(secret);
+  s.hex = sha256_hex(secret);
+  return s.hex;
 }
 
 bool constant_time_equal(std::string_view a, std::string_view b) {

@@ -17,7 +17,7 @@ core::error unauthorized() {
 
 // The rules a loaded key must pass: active, and used from an allowed
 // origin when it is domain-restricted.
-expected<principal> admit_key(std::optional<acc::api_key> key,
+expected<principal> admit_key(std::shared_ptr<const acc::api_key> key,
                               const credentials& c) {
   if (key->status != acc::key_status::active)
     return unauthorized();
@@ -34,7 +34,7 @@ expected<principal> admit_key(std::optional<acc::api_key> key,
   principal p;
   p.type = principal::kind::api_key;
   p.organization_id = key->organization_id;
-  p.key = std::move(*key);
+  p.key = std::move(key);
   return p;
 }
 
@@ -49,14 +49,14 @@ expected<principal> key_principal(account_env& env, const credentials& c) {
       return std::move(row).error_value();
     }
     env.keys.put(*row, env.now);
-    key = std::move(*row);
+    key = std::make_shared<const acc::api_key>(std::move(*row));
   }
   return admit_key(std::move(key), c);
 }
 
 expected<principal> user_principal(account_env& env, const credentials& c) {
-  auto claims
-    = security::verify_access_token(c.bearer, env.jwt_secret, env.now);
+  auto claims =
+      security::verify_access_token(c.bearer, env.jwt_secret, env.now);
   if (!claims)
     return unauthorized();
   // The role and membership come from storage, not the token: a removed or
@@ -89,17 +89,17 @@ expected<principal> authenticate(account_env& env, const credentials& c) {
   return user_principal(env, c);
 }
 
-std::optional<expected<principal>>
-authenticate_cached(const key_cache& keys, const credentials& c,
-                    std::int64_t now) {
+std::optional<expected<principal>> authenticate_cached(const key_cache& keys,
+                                                       const credentials& c,
+                                                       std::int64_t now) {
   if (!c.has_authorization)
     return expected<principal>{
-      make_error(errc::no_authorization, "No authorization header")};
+        make_error(errc::no_authorization, "No authorization header")};
   if (c.bearer.empty())
     return expected<principal>{unauthorized()};
   if (acc::classify_bearer(c.bearer) != acc::credential_kind::api_key)
     return std::nullopt;
-  auto key = keys.find(security::sha256_hex(c.bearer), now);
+  auto key = keys.find(security::sha256_hex_recent(c.bearer), now);
   if (!key)
     return std::nullopt;
   return admit_key(std::move(key), c);

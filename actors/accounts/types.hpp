@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +34,9 @@ struct principal {
   std::string organization_id;
   std::string user_id;       ///< Users only.
   acc::role role = acc::role::member; ///< Users only.
-  std::optional<acc::api_key> key; ///< API keys only.
+  /// API keys only; shared with the key cache, which never changes an
+  /// entry in place (a refresh replaces it).
+  std::shared_ptr<const acc::api_key> key;
 };
 
 /// Everything a use case may touch; built per job by a storage worker.

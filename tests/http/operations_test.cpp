@@ -2,10 +2,14 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 using namespace mailassay::testing;
 
@@ -90,6 +94,50 @@ TEST_SUITE("http.operations") {
     CHECK(helps.count("mailassay_pool_workers") == 1);
     CHECK(r.body.find("mailassay_rate_limit_active_evictions 0") !=
           std::string::npos);
+  }
+
+  TEST_CASE("several event loops share the port, all serve, and stop") {
+    server_process srv{{{"MAILASSAY_HTTP_IO_THREADS", "3"}}};
+    // Voluntary context switches of each loop thread: a loop that never
+    // got a connection sleeps in epoll_wait and does not switch.
+    auto loops = [&] {
+      std::map<std::string, long> out;
+      auto dir = "/proc/" + std::to_string(srv.pid()) + "/task";
+      for (auto& e : std::filesystem::directory_iterator(dir)) {
+        std::ifstream comm{e.path() / "comm"};
+        std::string name;
+        std::getline(comm, name);
+        if (name.rfind("http-io-", 0) != 0)
+          continue;
+        std::ifstream status{e.path() / "status"};
+        for (std::string line; std::getline(status, line);)
+          if (line.rfind("voluntary_ctxt_switches:", 0) == 0)
+            out[name] = std::stol(line.substr(line.find(':') + 1));
+      }
+      return out;
+    };
+    auto before = loops();
+    REQUIRE(before.size() == 3);
+    // 240 connections (one per request) from 12 clients at once: the kernel
+    // hashes each to one of the three listening sockets.
+    std::atomic<int> ok{0};
+    std::vector<std::thread> clients;
+    for (int t = 0; t < 12; ++t)
+      clients.emplace_back([&] {
+        for (int i = 0; i < 20; ++i)
+          if (http_request(srv.port(), "GET", "/health").status == 200)
+            ++ok;
+      });
+    for (auto& c : clients)
+      c.join();
+    CHECK(ok.load() == 240);
+    auto after = loops();
+    int busy = 0;
+    for (auto& [name, switches] : after)
+      if (switches - before[name] >= 10)
+        ++busy;
+    CHECK_MESSAGE(busy >= 2, "loops that served connections: " << busy);
+    CHECK(srv.stop() == 0);
   }
 
   TEST_CASE("SIGTERM stops the server cleanly") {
