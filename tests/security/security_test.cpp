@@ -57,6 +57,24 @@ TEST_SUITE("security") {
       t.join();
     CHECK(wrong == 0);
   }
+  TEST_CASE("the remembered sha256 is the sha256, for recent and evicted "
+            "secrets alike") {
+    // Same-length secrets differing in one byte, more of them than the
+    // memo holds, asked in an order that hits and evicts.
+    std::vector<std::string> secrets;
+    for (char c = 'a'; c <= 'f'; ++c)
+      secrets.push_back(
+          std::string{"svc_live_0123456789abcdef0123456789abcdef"} + c);
+    int wrong = 0;
+    for (int round = 0; round < 3; ++round)
+      for (std::size_t i = 0; i < secrets.size(); ++i)
+        for (std::size_t j = 0; j <= i; ++j)
+          if (sha256_hex_recent(secrets[j]) != sha256_hex(secrets[j]))
+            ++wrong;
+    CHECK(wrong == 0);
+    CHECK(sha256_hex_recent("") == sha256_hex(""));
+    CHECK(sha256_hex_recent("abc") == sha256_hex("abc"));
+  }
   TEST_CASE("hmac-sha256 matches RFC 4231 test cases 1 and 2") {
     auto hex = [](const std::string& raw) {
       static constexpr char digits[] = "0123456789abcdef";
