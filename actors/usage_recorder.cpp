@@ -49,6 +49,8 @@ struct usage_buffer {
   struct entry {
     usage_event event;
     bool hash_address = false;
+    /// When set, its id and organization stand for the event's (empty).
+    std::shared_ptr<const core::account::api_key> key;
   };
 
   explicit usage_buffer(std::size_t drain_at) : drain_at(drain_at) {}
@@ -135,15 +137,16 @@ void take_buffer(recorder_state& st) {
   if (st.taken.empty())
     return;
   std::unordered_map<std::string, std::string> hashes;
-  for (auto& [e, hash_address] : st.taken) {
+  for (auto& [e, hash_address, key] : st.taken) {
     if (hash_address && !e.address_hash.empty()) {
       auto [i, fresh] = hashes.try_emplace(std::move(e.address_hash));
       if (fresh)
         i->second = security::sha256_hex(core::ascii_lower(i->first));
       e.address_hash = i->second;
     }
-    st.acc.record(e.key_id, e.organization_id, e.at, e.successful, e.credits,
-                  e.address_hash);
+    st.acc.record(key ? key->id : e.key_id,
+                  key ? key->organization_id : e.organization_id, e.at,
+                  e.successful, e.credits, e.address_hash);
   }
   st.taken.clear();
 }
@@ -364,6 +367,19 @@ void usage_recorder::record_address(std::string key_id,
                 unix_seconds,      successful,
                 credits,           std::move(address)};
   if (buffer_->push({std::move(e), true}))
+    caf::anon_send(actor_, usage_drain_atom_v);
+}
+
+void usage_recorder::record_key(
+    std::shared_ptr<const core::account::api_key> key,
+    std::int64_t unix_seconds, bool successful, std::int64_t credits,
+    std::string address) {
+  usage_event e;
+  e.at = unix_seconds;
+  e.successful = successful;
+  e.credits = credits;
+  e.address_hash = std::move(address);
+  if (buffer_->push({std::move(e), true, std::move(key)}))
     caf::anon_send(actor_, usage_drain_atom_v);
 }
 

@@ -186,6 +186,13 @@ public:
                       std::int64_t unix_seconds, bool successful,
                       std::int64_t credits, std::string address);
 
+  /// As record_address, for a request made with `key`: its id and
+  /// organization are read from the shared key when the event is taken in,
+  /// so the caller's thread allocates nothing for them.
+  void record_key(std::shared_ptr<const core::account::api_key> key,
+                  std::int64_t unix_seconds, bool successful,
+                  std::int64_t credits, std::string address);
+
   /// Flushes everything recorded so far and reports to `done` (on some
   /// actor thread) without waiting, e.g. before reading stats.
   void flush(flush_done done);

@@ -25,10 +25,9 @@ void count_usage(const call& c, const uc::principal& who,
   // Buffered when the answer is written; the recorder hashes the address
   // when it takes the buffer in, off the I/O thread. Called once, so the
   // strings move on into the event.
-  c.ex->on_answer([svc = c.svc, key = who.key->id, org = who.organization_id,
-                   email](int status) mutable {
-    svc->usage.record_address(std::move(key), std::move(org), svc->now(),
-                              status == 200, 0, std::move(email));
+  c.ex->on_answer([svc = c.svc, key = who.key, email](int status) mutable {
+    svc->usage.record_key(std::move(key), svc->now(), status == 200, 0,
+                          std::move(email));
   });
 }
 

@@ -401,6 +401,33 @@ TEST_SUITE("actors.usage_recorder") {
               mailassay::security::sha256_hex("other@example.com")});
   }
 
+  TEST_CASE("record_key counts under the shared key's id and organization") {
+    facade_fixture f;
+    auto k1 = std::make_shared<mailassay::core::account::api_key>();
+    k1->id = "k1";
+    k1->organization_id = "o1";
+    auto k2 = std::make_shared<mailassay::core::account::api_key>();
+    k2->id = "k2";
+    k2->organization_id = "o2";
+    f.rec->record_key(k1, nov21, true, 0, "Jane.Doe@Example.COM");
+    f.rec->record_key(k1, nov21, false, 0, "");
+    f.rec->record_address("k1", "o1", nov21, true, 0, "jane.doe@example.com");
+    f.rec->record_key(k2, nov21, true, 0, "other@example.com");
+    f.tick();
+    REQUIRE(f.sink->batches.size() == 1);
+    const auto& b = f.sink->batches[0];
+    REQUIRE(b.size() == 2);
+    CHECK(b[0].key_id == "k1");
+    CHECK(b[0].organization_id == "o1");
+    CHECK(b[0].requests == 3);
+    CHECK(b[0].successful == 2);
+    CHECK(b[0].address_hashes ==
+          std::vector<std::string>{
+              mailassay::security::sha256_hex("jane.doe@example.com")});
+    CHECK(b[1].key_id == "k2");
+    CHECK(b[1].organization_id == "o2");
+  }
+
   TEST_CASE("a flush request takes in what was buffered before it") {
     facade_fixture f;
     f.rec->record("k1", "o1", nov21, true, 1, "a");
