@@ -99,7 +99,10 @@ bool fill_view(request_view& v, const restinio::request_handle_t& req,
 // nothing on the request path but the services, so they never contend for a
 // lock of asio's.
 struct event_loop {
-  asio::io_context ioctx;
+  // Sockets and the timer are only used on the loop's thread (other threads
+  // post to it), so the reactor's per-socket locks are left out; posting
+  // stays locked.
+  asio::io_context ioctx{ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   std::shared_ptr<deadline_list> deadlines;
   std::unique_ptr<server_type> srv;
   std::unique_ptr<restinio::on_pool_runner_t<server_type>> runner;
@@ -254,10 +257,14 @@ struct server::impl {
                          started.set_exception(e);
                        });
     result.get();
-    // Named for top -H and the tests: one thread per loop.
-    asio::post(loop.ioctx, [name = "http-io-" + std::to_string(i)] {
+    // Named for top -H and the tests (before start() returns): one thread
+    // per loop.
+    std::promise<void> named;
+    asio::post(loop.ioctx, [&named, name = "http-io-" + std::to_string(i)] {
       ::pthread_setname_np(::pthread_self(), name.c_str());
+      named.set_value();
     });
+    named.get_future().wait();
   }
 
   void stop_loops() {
