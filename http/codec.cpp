@@ -24,6 +24,9 @@ core::error bad_request(std::string message) {
 }
 
 bool json_content_type(std::string_view ct) {
+  // What nearly every client sends, without building a lower-case copy.
+  if (core::ascii_iequals(ct, "application/json"))
+    return true;
   std::string lower;
   for (char c : ct.substr(0, ct.find(';')))
     if (c != ' ')

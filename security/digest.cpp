@@ -63,7 +63,7 @@ struct recent_digests {
 
 } // namespace
 
-std::string sha256_hex_recent(std::string_view secret) {
+const std::string& sha256_hex_recent(std::string_view secret) {
   thread_local recent_digests recent;
   for (auto& s : recent.slots)
     if (!s.secret.empty() && constant_time_equal(s.secret, secret))
