@@ -215,6 +215,11 @@ const std::vector<key_spec>& registry() {
      "Longest time a request may take before the server answers 503.",
      integer(MAILASSAY_FIELD(http.request_timeout_ms), 1000, 600000),
      MAILASSAY_SHOW(http.request_timeout_ms)},
+    {"http", "max_connections",
+     "Open client connections at most (more wait in the kernel's queue "
+     "until one closes); 0: the process's open-file limit less 256.",
+     integer(MAILASSAY_FIELD(http.max_connections), 0, 1000000),
+     MAILASSAY_SHOW(http.max_connections)},
     {"database", "url",
      "sqlite:///absolute/path.db, sqlite://relative/path.db or "
      "postgresql://user:password@host:port/dbname.",

@@ -18,6 +18,8 @@ struct http_settings {
   std::int64_t max_body_bytes = 1024 * 1024; ///< JSON bodies; larger -> 413.
   std::vector<std::string> trusted_proxies;  ///< Peers whose XFF we trust.
   std::int64_t request_timeout_ms = 40000;
+  /// Open client connections at most; 0: the open-file limit less 256.
+  std::int64_t max_connections = 0;
 };
 
 /// `[database]`: where rows live.

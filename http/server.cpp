@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <future>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <thread>
 
 namespace mailassay::http {
@@ -24,6 +25,7 @@ namespace {
 // strand: answers from other threads are posted to its loop.
 struct traits : restinio::default_single_thread_traits_t {
   using stream_socket_t = gated_socket;
+  static constexpr bool use_connection_count_limiter = true;
 };
 using server_type = restinio::http_server_t<traits>;
 
@@ -217,6 +219,21 @@ struct server::impl {
     return r;
   }
 
+  // Open connections each of `loops` loops may hold: the configured total,
+  // or what the open-file limit leaves after the service's own descriptors.
+  std::size_t connections_per_loop(std::size_t loops) const {
+    auto total = svc.cfg.http.max_connections;
+    if (total == 0) {
+      rlimit files{};
+      total = ::getrlimit(RLIMIT_NOFILE, &files) == 0 &&
+                      files.rlim_cur != RLIM_INFINITY
+                  ? static_cast<std::int64_t>(files.rlim_cur) - 256
+                  : 10000;
+    }
+    return static_cast<std::size_t>(
+        std::max<std::int64_t>(1, total / static_cast<std::int64_t>(loops)));
+  }
+
   // Opens loop `i` and starts its thread; throws when it cannot listen.
   void open_loop(std::size_t i, bool shared_port) {
     auto& loop = *loops[i];
@@ -227,6 +244,7 @@ struct server::impl {
     restinio::server_settings_t<traits> settings;
     settings.address(svc.cfg.http.address)
         .port(svc.cfg.http.port)
+        .max_parallel_connections(connections_per_loop(loops.size()))
         .acceptor_options_setter([shared_port](auto& options) {
           options.set_option(asio::ip::tcp::acceptor::reuse_address(true));
           if (shared_port)

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -138,6 +139,24 @@ TEST_SUITE("http.operations") {
         ++busy;
     CHECK_MESSAGE(busy >= 2, "loops that served connections: " << busy);
     CHECK(srv.stop() == 0);
+  }
+
+  TEST_CASE("connections over the limit wait until one closes") {
+    server_process srv{{{"MAILASSAY_HTTP_MAX_CONNECTIONS", "4"}}};
+    std::vector<std::unique_ptr<http_connection>> open;
+    for (int i = 0; i < 4; ++i) {
+      open.push_back(std::make_unique<http_connection>(srv.port()));
+      REQUIRE(open.back()->request("GET", "/health").status == 200);
+    }
+    // A fifth is accepted by the kernel but not served.
+    auto waiting = raw_exchange(srv.port(),
+                                "GET /health HTTP/1.1\r\nHost: t\r\n\r\n", 800);
+    CHECK(waiting.empty());
+    open.front().reset();
+    auto r = http_request(srv.port(), "GET", "/health");
+    CHECK(r.status == 200);
+    // The four still open keep working.
+    CHECK(open.back()->request("GET", "/health").status == 200);
   }
 
   TEST_CASE("SIGTERM stops the server cleanly") {
