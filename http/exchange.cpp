@@ -279,6 +279,8 @@ void body_stream::abort(const core::error& e) {
   actors::log_event(level, "stream_aborted",
                     {{"request_id", s.id}, {"error", e.message}});
   auto elapsed = count_answer(s, p.status);
+  if (s.stats)
+    s.stats->stream_aborted();
   // A final, empty part that closes the connection: the body never gets its
   // last chunk.
   p.conn->write_response_parts(

@@ -103,6 +103,12 @@ std::string metrics::render() const {
       "mailassay_http_request_duration_seconds_sum " + std::string{buf} + "\n";
   out += "mailassay_http_request_duration_seconds_count " +
          std::to_string(count) + "\n";
+  out += "# HELP mailassay_http_streams_aborted_total Streamed responses cut "
+         "off after their head was sent.\n"
+         "# TYPE mailassay_http_streams_aborted_total counter\n"
+         "mailassay_http_streams_aborted_total " +
+         std::to_string(aborted_streams_.load(std::memory_order_relaxed)) +
+         "\n";
   // One HELP/TYPE per family (the name before its labels), its series
   // together: Prometheus refuses a second HELP for a name.
   auto family = [](const gauge& g) {

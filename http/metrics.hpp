@@ -38,6 +38,13 @@ public:
   /// Counts one answered request of `route` with `status` taking `seconds`.
   void observe(std::string_view route, int status, double seconds);
 
+  /// Counts a streamed response cut off after its head was sent (the client
+  /// left, or storage failed mid-export); the request itself stays counted
+  /// under the status its head carried.
+  void stream_aborted() {
+    aborted_streams_.fetch_add(1, std::memory_order_relaxed);
+  }
+
   /// Adds a gauge read at render time: `name{labels} value`.
   void add_gauge(std::string name, std::string help,
                  std::function<double()> read);
@@ -67,6 +74,7 @@ private:
   /// the last one is above the largest bound.
   std::array<std::atomic<std::uint64_t>, bounds.size() + 1> buckets_{};
   std::atomic<double> sum_{0};
+  std::atomic<std::uint64_t> aborted_streams_{0};
   mutable std::mutex mtx_; ///< Gauges and the overflow map.
   std::map<std::pair<std::string, int>, std::uint64_t> overflow_;
   std::vector<gauge> gauges_;

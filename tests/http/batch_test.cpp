@@ -687,6 +687,9 @@ TEST_SUITE("http.batch") {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     CHECK(env.srv->log().find("stream_aborted") != std::string::npos);
+    auto metrics = http_request(env.srv->port(), "GET", "/metrics").body;
+    CHECK(metrics.find("\nmailassay_http_streams_aborted_total 1\n") !=
+          std::string::npos);
     CHECK(env.get("/v2/batch")["items"].size() == 1);
     std::size_t lines = 0;
     std::set<std::string> seen;
