@@ -227,7 +227,8 @@ struct server::impl {
       rlimit files{};
       total = ::getrlimit(RLIMIT_NOFILE, &files) == 0 &&
                       files.rlim_cur != RLIM_INFINITY
-                  ? static_cast<std::int64_t>(files.rlim_cur) - 256
+                  ? std::max<std::int64_t>(
+                        64, static_cast<std::int64_t>(files.rlim_cur) - 256)
                   : 10000;
     }
     return static_cast<std::size_t>(
