@@ -752,6 +752,21 @@ public:
 
   void null() { raw("null"); }
 
+  /// Writes `items` as an array of objects, `fields(item)` writing each
+  /// object's members between its braces.
+  template <class Items, class Fields>
+  void objects(const Items& items, Fields fields) {
+    raw("[");
+    bool first = true;
+    for (const auto& item : items) {
+      raw(first ? "{" : ",{");
+      first = false;
+      fields(item);
+      raw("}");
+    }
+    raw("]");
+  }
+
   template <class Int>
   void integer(Int v) {
     room(24);
@@ -846,18 +861,13 @@ void write_validation_result(std::string& out,
     w.raw(",\"implicitMx\":");
     w.flag(kind == route_kind::implicit_mx);
     w.raw(",\"mx\":");
-    w.raw("[");
-    bool first = true;
-    for (const auto& h : r.route->hosts) {
-      w.raw(first ? "{" : ",{");
-      first = false;
+    w.objects(r.route->hosts, [&](const auto& h) {
       w.raw("\"host\":");
       w.text(h.host);
       w.raw(",\"priority\":");
       w.integer(h.priority);
-      w.raw("}");
-    }
-    w.raw("],\"nullMx\":");
+    });
+    w.raw(",\"nullMx\":");
     w.flag(kind == route_kind::null_mx);
     w.raw(",\"result\":");
     w.text(core::dns::to_string(kind));
@@ -908,18 +918,13 @@ void write_validation_result(std::string& out,
   w.raw("},\"score\":");
   w.integer(r.verdict.score);
   w.raw(",\"signals\":");
-  w.raw("[");
-  bool first = true;
-  for (const auto& sig : r.verdict.signals) {
-    w.raw(first ? "{" : ",{");
-    first = false;
+  w.objects(r.verdict.signals, [&](const auto& sig) {
     w.raw("\"points\":");
     w.integer(sig.points);
     w.raw(",\"signal\":");
     w.text(sig.signal);
-    w.raw("}");
-  }
-  w.raw("],\"smtp\":");
+  });
+  w.raw(",\"smtp\":");
   w.raw("{\"attempts\":");
   w.integer(reply.attempts);
   w.raw(",\"catchAll\":");

@@ -2,6 +2,7 @@
 // against the reference it replaced: nlohmann's `validation_result(r).dump()`,
 // over many generated results of every shape.
 #include "http/codec.hpp"
+#include "tests/http_unit/generator.hpp"
 
 #include <doctest/doctest.h>
 
@@ -18,29 +19,7 @@ using actors::validation::result;
 
 namespace {
 
-// Deterministic xorshift64*: the same results on every run.
-class generator {
-public:
-  explicit generator(std::uint64_t seed) : state_(seed) {}
-
-  std::uint64_t next() {
-    state_ ^= state_ >> 12;
-    state_ ^= state_ << 25;
-    state_ ^= state_ >> 27;
-    return state_ * 2685821657736338717ULL;
-  }
-
-  std::size_t below(std::size_t n) { return next() % n; }
-  bool chance(int percent) { return below(100) < std::size_t(percent); }
-
-  template <class T>
-  const T& pick(const std::vector<T>& v) {
-    return v[below(v.size())];
-  }
-
-private:
-  std::uint64_t state_;
-};
+using mailassay::testing::generator;
 
 // Pieces of text covering what JSON escapes and what it passes through.
 const std::vector<std::string> pieces = {

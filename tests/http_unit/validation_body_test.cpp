@@ -2,6 +2,7 @@
 // reading of the same bytes: generated bodies, mutated around the common
 // shape, must decode to what the parsed JSON holds, or fail as before.
 #include "http/codec.hpp"
+#include "tests/http_unit/generator.hpp"
 
 #include <doctest/doctest.h>
 
@@ -15,6 +16,8 @@ namespace codec = mailassay::http::codec;
 using nlohmann::json;
 
 namespace {
+
+using mailassay::testing::generator;
 
 http::request_view body_request(std::string body,
                                 const char* type = "application/json") {
@@ -55,21 +58,6 @@ meaning reference(const std::string& body) {
   }
   return m;
 }
-
-class generator {
-public:
-  explicit generator(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    state_ ^= state_ >> 12;
-    state_ ^= state_ << 25;
-    state_ ^= state_ >> 27;
-    return state_ * 2685821657736338717ULL;
-  }
-  std::size_t below(std::size_t n) { return next() % n; }
-
-private:
-  std::uint64_t state_;
-};
 
 const std::vector<std::string> seeds = {
     R"({"email":"jane.doe@example.com"})",

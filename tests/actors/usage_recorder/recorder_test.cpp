@@ -27,6 +27,18 @@ struct sink_double {
   bool keep_done = true;
 };
 
+// An actor system whose scheduler the test drives by hand; sets `sched`.
+std::unique_ptr<caf::actor_system>
+testing_system(caf::actor_system_config& cfg,
+               caf::scheduler::test_coordinator*& sched) {
+  cfg.set("scheduler.policy", caf::atom("testing"));
+  cfg.set("logger.file-verbosity", caf::atom("quiet"));
+  cfg.set("logger.console", caf::atom("none"));
+  auto sys = std::make_unique<caf::actor_system>(cfg);
+  sched = &dynamic_cast<caf::scheduler::test_coordinator&>(sys->scheduler());
+  return sys;
+}
+
 struct fixture {
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> sys;
@@ -36,11 +48,7 @@ struct fixture {
   usage_recorder_actor rec;
 
   explicit fixture(usage_recorder_settings s = {}) {
-    cfg.set("scheduler.policy", caf::atom("testing"));
-    cfg.set("logger.file-verbosity", caf::atom("quiet"));
-    cfg.set("logger.console", caf::atom("none"));
-    sys = std::make_unique<caf::actor_system>(cfg);
-    sched = &dynamic_cast<caf::scheduler::test_coordinator&>(sys->scheduler());
+    sys = testing_system(cfg, sched);
     auto sd = sink;
     rec = spawn_usage_recorder(
         *sys,
@@ -329,11 +337,7 @@ struct facade_fixture {
   std::unique_ptr<usage_recorder> rec;
 
   explicit facade_fixture(usage_recorder_settings s = {}) {
-    cfg.set("scheduler.policy", caf::atom("testing"));
-    cfg.set("logger.file-verbosity", caf::atom("quiet"));
-    cfg.set("logger.console", caf::atom("none"));
-    sys = std::make_unique<caf::actor_system>(cfg);
-    sched = &dynamic_cast<caf::scheduler::test_coordinator&>(sys->scheduler());
+    sys = testing_system(cfg, sched);
     auto sd = sink;
     rec = std::make_unique<usage_recorder>(
         *sys,
