@@ -17,7 +17,7 @@ namespace mailassay::actors {
 /// goes (a closure built by http/ or the CLI).
 struct validate_job {
   validation::request req;
-  std::function<void(validation::result)> done;
+  validation::result_callback done;
 };
 
 /// Runs the validation pipeline, on the calling thread when it is cheap and

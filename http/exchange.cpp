@@ -39,9 +39,13 @@ std::string_view reason_of(int status) {
 
 std::optional<std::string_view>
 request_view::header(std::string_view name) const {
+  // Most clients send the canonical spelling the handlers ask for.
   for (auto& [k, v] : headers)
-    if (core::ascii_iequals(k, name))
-      return std::string_view{v};
+    if (k == name)
+      return v;
+  for (auto& [k, v] : headers)
+    if (k.size() == name.size() && core::ascii_iequals(k, name))
+      return v;
   return std::nullopt;
 }
 
@@ -172,7 +176,7 @@ void close_answer(exchange::impl& s, int status, double elapsed) {
   if (actors::log_enabled(level))
     actors::log_event(level, "http_request",
                       {{"request_id", s.id},
-                       {"method", s.view.method},
+                       {"method", std::string{s.view.method}},
                        {"route", std::string{s.route}},
                        {"status", std::to_string(status)},
                        {"duration_ms", std::to_string(elapsed * 1000.0)}});
@@ -219,15 +223,17 @@ void exchange::respond(response r) {
   auto elapsed = count_answer(s, r.status);
   restinio::writable_items_container_t parts;
   parts.emplace_back(pooled_text{std::move(text)});
-  restinio::impl::access_req_connection(*s.req)->write_response_parts(
+  // The connection handle leaves the request, which stays with the
+  // exchange (the view points into it): a held handle keeps the connection
+  // alive.
+  auto conn = std::move(restinio::impl::access_req_connection(*s.req));
+  conn->write_response_parts(
       s.req->request_id(),
       restinio::response_output_flags_t{
           restinio::response_parts_attr_t::final_parts,
           restinio::response_connection_attr(keep_alive)},
       restinio::write_group_t{std::move(parts)});
   close_answer(s, r.status, elapsed);
-  // Drop the handle now: a held handle keeps the connection alive.
-  s.req.reset();
 }
 
 struct body_stream::impl {
@@ -308,7 +314,6 @@ body_stream_ptr exchange::stream(response head) {
   builder_headers<restinio::response_builder_t<restinio::chunked_output_t>> out{
       *p->out};
   add_headers(out, s, head);
-  s.req.reset();
   return std::make_shared<body_stream>(std::move(p));
 }
 

@@ -17,17 +17,18 @@ namespace mailassay::http {
 
 class metrics;
 
-/// A request as handlers see it: copied out of RESTinio so that handler code
-/// compiles without it.
+/// A request as handlers see it, without RESTinio's types so that handler
+/// code compiles without it. The views point into the request RESTinio
+/// read, which the exchange keeps until it ends: copy what outlives it.
 struct request_view {
-  std::string method; ///< Upper case: GET, POST ...
-  std::string path;
-  std::string query;
-  std::string body;
+  std::string_view method; ///< Upper case: GET, POST ...
+  std::string_view path;
+  std::string_view query;
+  std::string_view body;
   std::string peer_ip;
   std::string client_ip; ///< Peer, or the first X-Forwarded-For hop of a
                          ///< trusted proxy.
-  std::vector<std::pair<std::string, std::string>> headers;
+  std::vector<std::pair<std::string_view, std::string_view>> headers;
   std::map<std::string, std::string> params; ///< From the route pattern.
 
   /// Returns the first header named `name` (case-insensitive).
@@ -41,7 +42,7 @@ struct request_view {
 struct response {
   int status = 200;
   std::string body;
-  std::string content_type = "application/json";
+  std::string_view content_type = "application/json"; ///< Static text.
   std::vector<std::pair<std::string, std::string>> headers;
 };
 

@@ -19,6 +19,8 @@ class deadline_list;
 
 /// RESTinio side of an exchange; only server.cpp and exchange.cpp see it.
 struct exchange::impl {
+  /// Kept until the exchange ends: `view` points into it. Its connection
+  /// handle leaves it when the answer is written (exchange.cpp).
   restinio::request_handle_t req;
   request_view view;
   std::string id;

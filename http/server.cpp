@@ -60,16 +60,16 @@ std::string dotted_quad(const asio::ip::address_v4& a) {
   return std::string(buf, p);
 }
 
-// Fills `v` in place: the exchange is allocated once and the request copied
-// into it, with room for every header reserved up front. Returns whether the
+// Fills `v` in place with views into `req` (the exchange keeps it), with
+// room for every header reserved up front. Returns whether the
 // body gate refused the request's body (its marker is a header, or a trailer
 // of a chunked body).
 bool fill_view(request_view& v, const restinio::request_handle_t& req,
                const services& svc) {
   const auto& h = req->header();
   v.method = h.method().c_str();
-  v.path = std::string{h.path()};
-  v.query = std::string{h.query()};
+  v.path = h.path();
+  v.query = h.query();
   v.body = req->body();
   v.headers.reserve(h.fields_count());
   bool refused = false;
@@ -179,14 +179,16 @@ struct server::impl {
     }
     if (!m.found) {
       if (m.allow.empty())
-        return ex->fail(make_error(errc::not_found,
-                                   "Cannot " + req.method + " " + req.path));
+        return ex->fail(
+            make_error(errc::not_found, "Cannot " + std::string{req.method} +
+                                            " " + std::string{req.path}));
       if (req.method == "OPTIONS")
         return ex->respond(preflight(req, m.allow));
       response r{405,
                  error_body(make_error(errc::method_not_allowed,
-                                       "Method " + req.method +
-                                           " not allowed on " + req.path)),
+                                       "Method " + std::string{req.method} +
+                                           " not allowed on " +
+                                           std::string{req.path})),
                  "application/json",
                  {{"Allow", m.allow}}};
       return ex->respond(std::move(r));

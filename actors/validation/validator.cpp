@@ -52,14 +52,13 @@ void record_outcome(result& r, const core::smtp::address_outcome& o) {
 // Probes `r`'s mailbox when asked and possible, charging one credit only
 // when an SMTP server answered; then concludes. A check that cannot reach a
 // server (bad syntax, no MX, unroutable MX) costs nothing.
-void validator::finish(request req, result r, clock_type::time_point started,
-                       std::function<void(result)> done) const {
+void validator::finish(request req, result&& r, clock_type::time_point started,
+                       result_callback done) const {
   if (!req.smtp || !smtp_.prober || !probeable(r)) {
     conclude(r, started);
     return done(std::move(r));
   }
-  auto probe = [this, started](request req, result r,
-                               std::function<void(result)> done) {
+  auto probe = [this, started](request req, result r, result_callback done) {
     smtp::probe_request pr;
     pr.domain = r.address.ascii_domain;
     pr.addresses = {r.address.local_part + "@" + r.address.ascii_domain};
@@ -103,10 +102,10 @@ void validator::finish(request req, result r, clock_type::time_point started,
 
 void validator::validate_group(
     std::vector<request> reqs,
-    std::function<void(std::size_t, result)> done) const {
+    std::function<void(std::size_t, result&&)> done) const {
   auto started = clock_type::now();
   auto one_by_one = [this, &done](std::size_t i, request req) {
-    validate(std::move(req), [done, i](result r) { done(i, std::move(r)); });
+    validate(std::move(req), [done, i](result&& r) { done(i, std::move(r)); });
   };
   // Grouped also without SMTP: one route lookup (one lock of the shared
   // DNS cache) for the whole group instead of one per address.
@@ -204,7 +203,7 @@ validator::validator(std::shared_ptr<const core::risk::lists> lists,
     : lists_(std::move(lists)), resolver_(std::move(resolver)),
       syntax_(syntax) {}
 
-void validator::validate(request req, std::function<void(result)> done) const {
+void validator::validate(request req, result_callback done) const {
   auto started = clock_type::now();
   result r;
   r.address = core::syntax::parse(req.email, syntax_);

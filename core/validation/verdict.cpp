@@ -61,18 +61,19 @@ verdict decide(const facts& f) {
     auto b = band_of(s);
     auto quality = std::clamp(100 - penalty, 0, 100);
     v.score = b.low + (b.high - b.low) * quality / 100;
-    return v;
+    // Every `finish` is a return of decide: hand the signals on.
+    return std::move(v);
   };
   const auto& a = *f.address;
   // 1. Hard facts that make the address undeliverable.
   if (!a.valid) {
     penalise(a.reason == syntax::reason_special_use_domain
-               ? "special_use_domain"
-               : "invalid_syntax",
+                 ? "special_use_domain"
+                 : "invalid_syntax",
              100);
     return finish(status::invalid, a.reason == syntax::reason_special_use_domain
-                                     ? "invalid_domain"
-                                     : "invalid_syntax");
+                                       ? "invalid_domain"
+                                       : "invalid_syntax");
   }
   if (f.route) {
     switch (*f.route) {
@@ -101,8 +102,8 @@ verdict decide(const facts& f) {
   bool role = f.role_account.value_or(false);
   bool random = f.random && f.random->is_random;
   bool dns_error = f.route && *f.route == dns::route_kind::dns_error;
-  bool smtp_unknown = f.smtp.checked && !f.smtp.deliverable.has_value()
-                      && !f.smtp.full_inbox;
+  bool smtp_unknown =
+      f.smtp.checked && !f.smtp.deliverable.has_value() && !f.smtp.full_inbox;
   bool catch_all = f.smtp.checked && f.smtp.catch_all.value_or(false);
   if (disposable)
     penalise("disposable", disposable_points);
@@ -122,10 +123,10 @@ verdict decide(const facts& f) {
     penalise("dns_error", dns_error_points);
   if (smtp_unknown)
     penalise(f.smtp.unroutable
-               ? "unroutable_mx"
-               : (f.smtp.greylisted
-                    ? "greylisted"
-                    : (f.smtp.timed_out ? "timeout" : "smtp_error")),
+                 ? "unroutable_mx"
+                 : (f.smtp.greylisted
+                        ? "greylisted"
+                        : (f.smtp.timed_out ? "timeout" : "smtp_error")),
              smtp_unknown_points);
   if (f.route && *f.route == dns::route_kind::implicit_mx)
     penalise("implicit_mx", implicit_mx_points);
@@ -145,9 +146,9 @@ verdict decide(const facts& f) {
     return finish(status::unknown, "dns_error");
   if (smtp_unknown)
     return finish(status::unknown,
-                  f.smtp.unroutable ? "unroutable_mx"
-                                    : (f.smtp.timed_out ? "timeout"
-                                                        : "smtp_error"));
+                  f.smtp.unroutable
+                      ? "unroutable_mx"
+                      : (f.smtp.timed_out ? "timeout" : "smtp_error"));
   if (f.smtp.full_inbox)
     return finish(status::risky, "mailbox_full");
   if (a.ip_literal)

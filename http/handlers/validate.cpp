@@ -18,14 +18,14 @@ void allow_admitted_origin(const call& c, const uc::principal& who) {
 
 // Every request made with an API key counts in its usage, whatever its
 // answer; `successful` means answered 200 (docs/usage-stats.md).
-void count_usage(const call& c, const uc::principal& who,
-                 const std::string& email) {
+void count_usage(const call& c, const uc::principal& who, std::string email) {
   if (!who.key || !c.svc->cfg.limits.enabled)
     return;
   // Buffered when the answer is written; the recorder hashes the address
   // when it takes the buffer in, off the I/O thread. Called once, so the
   // strings move on into the event.
-  c.ex->on_answer([svc = c.svc, key = who.key, email](int status) mutable {
+  c.ex->on_answer([svc = c.svc, key = who.key,
+                   email = std::move(email)](int status) mutable {
     svc->usage.record_key(std::move(key), svc->now(), status == 200, 0,
                           std::move(email));
   });
@@ -34,13 +34,13 @@ void count_usage(const call& c, const uc::principal& who,
 // Checks what the principal may ask for, then hands the request to a
 // validation actor; the result is written from wherever it completes.
 void run_validation(call c, const uc::principal& who,
-                    const core::expected<codec::validation_input>& in) {
+                    core::expected<codec::validation_input> in) {
   allow_admitted_origin(c, who);
   count_usage(c, who, in ? in->email : std::string{});
   if (!in)
     return c.ex->fail(in.error_value());
   actors::validation::request req;
-  req.email = in->email;
+  req.email = std::move(in->email);
   req.timeout_ms = in->timeout_ms;
   if (who.key) {
     const auto& cfg = who.key->config;
@@ -54,12 +54,14 @@ void run_validation(call c, const uc::principal& who,
   // The probe costs one credit, reserved before it and given back when no
   // SMTP server answered (docs/smtp.md); 402 when the balance is short.
   req.smtp = in->smtp;
-  req.organization_id = who.organization_id;
-  c.svc->validation.submit({std::move(req), [c](actors::validation::result r) {
-                              if (r.refused)
-                                return c.ex->fail(*r.refused);
-                              c.ex->json(200, codec::validation_result_text(r));
-                            }});
+  if (req.smtp)
+    req.organization_id = who.organization_id;
+  c.svc->validation.submit(
+      {std::move(req), [c](actors::validation::result&& r) {
+         if (r.refused)
+           return c.ex->fail(*r.refused);
+         c.ex->json(200, codec::validation_result_text(r));
+       }});
 }
 
 const char* period_name(core::limits::millis period) {

@@ -19,12 +19,14 @@ namespace {
 
 using mailassay::testing::generator;
 
-http::request_view body_request(std::string body,
+// The view points into `body`, as a served view points into RESTinio's
+// request: the caller keeps `body` alive while the view is used.
+http::request_view body_request(std::string_view body,
                                 const char* type = "application/json") {
   http::request_view req;
   req.method = "POST";
   req.path = "/v2/email/validate";
-  req.body = std::move(body);
+  req.body = body;
   if (type)
     req.headers.emplace_back("Content-Type", type);
   return req;
