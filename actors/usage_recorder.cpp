@@ -138,15 +138,16 @@ void take_buffer(recorder_state& st) {
     return;
   std::unordered_map<std::string, std::string> hashes;
   for (auto& [e, hash_address, key] : st.taken) {
+    const std::string* hash = &e.address_hash;
     if (hash_address && !e.address_hash.empty()) {
       auto [i, fresh] = hashes.try_emplace(std::move(e.address_hash));
       if (fresh)
         i->second = security::sha256_hex(core::ascii_lower(i->first));
-      e.address_hash = i->second;
+      hash = &i->second; // nodes stay put: no copy per event
     }
     st.acc.record(key ? key->id : e.key_id,
                   key ? key->organization_id : e.organization_id, e.at,
-                  e.successful, e.credits, e.address_hash);
+                  e.successful, e.credits, *hash);
   }
   st.taken.clear();
 }

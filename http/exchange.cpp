@@ -204,8 +204,12 @@ void exchange::respond(response r) {
   auto text = text_pool::take();
   text.reserve(320 + r.body.size());
   std::array<char, 24> buf;
-  text.append("HTTP/1.1 ").append(decimal(buf, r.status)).append(" ");
-  text.append(reason_of(r.status)).append("\r\n");
+  if (r.status == 200) {
+    text.append("HTTP/1.1 200 OK\r\n");
+  } else {
+    text.append("HTTP/1.1 ").append(decimal(buf, r.status)).append(" ");
+    text.append(reason_of(r.status)).append("\r\n");
+  }
   // Connection and Content-Length first, where RESTinio puts them.
   bool keep_alive = s.req->header().should_keep_alive() && !s.close_connection;
   text.append(keep_alive ? "Connection: keep-alive\r\n"

@@ -1,14 +1,15 @@
 #pragma once
 
+#include "config/settings.hpp"
+#include "core/account/records.hpp"
+#include "storage/store.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
-
-#include "config/settings.hpp"
-#include "core/account/records.hpp"
-#include "storage/store.hpp"
 
 namespace mailassay::actors {
 class key_cache;
@@ -23,8 +24,10 @@ using core::unit;
 /// What a request presented to prove who it is.
 struct credentials {
   bool has_authorization = false; ///< An `Authorization` header was sent.
-  std::string bearer;             ///< The bearer value ("" if not bearer).
-  std::string origin_host;        ///< Host of Origin (else Referer), or "".
+  /// The bearer value ("" if not bearer): a view into the request, so
+  /// credentials live no longer than their request (its exchange).
+  std::string_view bearer;
+  std::string origin_host; ///< Host of Origin (else Referer), or "".
 };
 
 /// Who is calling: a user (JWT) or an API key, always within one
@@ -32,7 +35,7 @@ struct credentials {
 struct principal {
   enum class kind { user, api_key } type = kind::user;
   std::string organization_id;
-  std::string user_id;       ///< Users only.
+  std::string user_id;                ///< Users only.
   acc::role role = acc::role::member; ///< Users only.
   /// API keys only; shared with the key cache, which never changes an
   /// entry in place (a refresh replaces it).
@@ -86,7 +89,7 @@ struct new_key_input {
 /// Options of a key's config a PATCH names; the others keep their value.
 struct config_patch {
   std::optional<bool> smtp, disposable, role_account, enrichment,
-    random_detection;
+      random_detection;
 };
 
 /// A PATCH of a key: plain replacements plus a partial config.

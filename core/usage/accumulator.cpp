@@ -12,9 +12,12 @@ accumulator::accumulator(std::size_t max_addresses)
 accumulator::entry& accumulator::slot(const std::string& key_id,
                                       const std::string& organization_id,
                                       const std::string& day) {
-  auto [it, added] = entries_.try_emplace({key_id, day});
-  if (added)
+  auto it =
+      entries_.find(std::pair<std::string_view, std::string_view>{key_id, day});
+  if (it == entries_.end()) {
+    it = entries_.try_emplace({key_id, day}).first;
     it->second.organization_id = organization_id;
+  }
   return it->second;
 }
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -82,7 +83,16 @@ private:
   std::size_t max_addresses_;
   std::size_t addresses_ = 0;
   std::uint64_t dropped_ = 0;
-  std::map<std::pair<std::string, std::string>, entry> entries_;
+  // (key_id, day) in that order, found without copying the strings.
+  struct key_less {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return std::pair<std::string_view, std::string_view>{a.first, a.second} <
+             std::pair<std::string_view, std::string_view>{b.first, b.second};
+    }
+  };
+  std::map<std::pair<std::string, std::string>, entry, key_less> entries_;
   // The day string of the last day number seen: most records share a day.
   std::int64_t cached_day_number_ = 0;
   std::string cached_day_;

@@ -1,4 +1,5 @@
 #include "core/account/credentials.hpp"
+
 #include "core/base/ascii.hpp"
 #include "http/handler_support.hpp"
 
@@ -23,7 +24,7 @@ actors::accounts::credentials credentials_of(const request_view& req) {
   actors::accounts::credentials c;
   if (auto auth = req.header("Authorization")) {
     c.has_authorization = true;
-    c.bearer = std::string{core::account::bearer_of(*auth)};
+    c.bearer = core::account::bearer_of(*auth);
   }
   if (auto origin = req.header("Origin"); origin && *origin != "null")
     c.origin_host = host_of(*origin);
