@@ -128,7 +128,30 @@ struct limiter_shared {
   // measures how long ago the last check came, so the tick can sweep at
   // "last caller time + elapsed" when traffic has stopped.
   core::limits::millis last_now{0};
+  // The caller time `seen_now` was taken at actor-clock time `last_seen`;
+  // renewed at most once a second, so a check reads no clock of its own.
+  core::limits::millis seen_now{0};
   caf::actor_clock::time_point last_seen{};
+
+  // Records caller time `now` (checks arrive in about that order).
+  void saw(core::limits::millis now, const caf::actor_clock& clock) {
+    if (now < last_now)
+      return;
+    last_now = now;
+    if (now - seen_now >= std::chrono::seconds(1)) {
+      seen_now = now;
+      last_seen = clock.now();
+    }
+  }
+
+  // Caller time now, extrapolated from the last renewal; never before the
+  // last check (an estimate up to a second early only sweeps less).
+  core::limits::millis estimated_now(caf::actor_clock::time_point now) const {
+    auto elapsed =
+        std::chrono::duration_cast<core::limits::millis>(now - last_seen);
+    return std::max(last_now,
+                    seen_now + std::max(elapsed, core::limits::millis{0}));
+  }
   limiter_gauges gauges;
 };
 
@@ -275,8 +298,7 @@ sweeper(rate_limiter_actor::stateful_pointer<sweeper_state> self,
       [self](const limit_check& c) -> limit_decision {
         auto& sh = *self->state.shared;
         std::lock_guard<std::mutex> guard{sh.mtx};
-        sh.last_now = std::max(sh.last_now, c.now);
-        sh.last_seen = self->clock().now();
+        sh.saw(c.now, self->clock());
         auto d = sh.check(c);
         sh.publish();
         return d;
@@ -290,9 +312,7 @@ sweeper(rate_limiter_actor::stateful_pointer<sweeper_state> self,
         {
           auto& sh = *st.shared;
           std::lock_guard<std::mutex> guard{sh.mtx};
-          auto elapsed = std::chrono::duration_cast<millis>(
-              self->clock().now() - sh.last_seen);
-          st.at = sh.last_now + std::max(elapsed, millis{0});
+          st.at = sh.estimated_now(self->clock().now());
         }
         st.sweeping = true;
         st.table = 0;
@@ -322,13 +342,8 @@ rate_limiter::~rate_limiter() {
 
 limit_decision rate_limiter::check(const limit_check& c) {
   auto& sh = *shared_;
-  // Read before the lock: the critical section stays table work only.
-  auto seen = sys_.clock().now();
   std::lock_guard<std::mutex> guard{sh.mtx};
-  if (c.now >= sh.last_now) {
-    sh.last_now = c.now;
-    sh.last_seen = seen;
-  }
+  sh.saw(c.now, sys_.clock());
   auto d = sh.check(c);
   sh.publish();
   return d;

@@ -1,12 +1,12 @@
-#include <sys/stat.h>
+#include "app/app.hpp"
+#include "security/random.hpp"
 
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-
-#include "app/app.hpp"
-#include "security/random.hpp"
+#include <sys/stat.h>
 
 namespace mailassay::app {
 
@@ -31,8 +31,8 @@ std::string jwt_secret_or_exit(const config::settings& cfg) {
   namespace fs = std::filesystem;
   fs::path path{cfg.auth.jwt_secret_file};
   std::string secret;
-  if (std::ifstream in{path}; in && std::getline(in, secret)
-                              && secret.size() >= 32)
+  if (std::ifstream in{path};
+      in && std::getline(in, secret) && secret.size() >= 32)
     return secret;
   // First start: generate a secret and keep it, so tokens survive restarts.
   std::error_code ec;
@@ -45,8 +45,7 @@ std::string jwt_secret_or_exit(const config::settings& cfg) {
   out.close();
   ::umask(old_mask);
   if (!out) {
-    std::cerr << "mailassay: cannot write the JWT secret file "
-              << path.string()
+    std::cerr << "mailassay: cannot write the JWT secret file " << path.string()
               << " (set MAILASSAY_AUTH_JWT_SECRET or a writable "
                  "MAILASSAY_AUTH_JWT_SECRET_FILE)\n";
     std::exit(2);
@@ -55,9 +54,11 @@ std::string jwt_secret_or_exit(const config::settings& cfg) {
 }
 
 std::int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
+  // Whole seconds: the coarse clock (no TSC read, a tick of a few ms
+  // behind at most) is read twice per API request.
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+  return ts.tv_sec;
 }
 
 } // namespace mailassay::app

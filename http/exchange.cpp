@@ -196,7 +196,7 @@ void exchange::respond(response r) {
   if (impl_->done.exchange(true))
     return;
   auto& s = *impl_;
-  if (s.deadlines)
+  if (s.added.load())
     s.deadlines->remove(s);
   // The whole answer in one buffer, handed to the connection the way
   // RESTinio's response builder hands it, without the builder's string pair
@@ -306,7 +306,7 @@ body_stream_ptr exchange::stream(response head) {
   if (impl_->done.exchange(true))
     return nullptr;
   auto& s = *impl_;
-  if (s.deadlines)
+  if (s.added.load())
     s.deadlines->remove(s);
   auto p = std::make_unique<body_stream::impl>();
   p->ex = shared_from_this();
@@ -356,7 +356,9 @@ void deadline_list::add(exchange& ex) {
   std::lock_guard guard{mtx_};
   if (closed_)
     return;
-  x.deadlines = shared_from_this();
+  x.added.store(true);
+  if (x.done.load())
+    return; // answered meanwhile, on another thread
   // From the arrival time: one clock read fewer, and the order is the same.
   x.deadline_at = x.started + timeout_;
   x.prev = tail_;

@@ -38,6 +38,11 @@ struct exchange::impl {
   /// The list whose timer answers this request if nothing else did by its
   /// deadline; set once, before the request is handed to anyone.
   std::shared_ptr<deadline_list> deadlines;
+  /// `deadlines->add` ran (set under the list's lock). The request is added
+  /// only once its handler returned unanswered: one answered at once never
+  /// takes the list's lock. `respond` sets `done` then reads this, `add`
+  /// sets this then reads `done`: one of them sees the other.
+  std::atomic<bool> added{false};
   // Guarded by the list's mutex.
   std::chrono::steady_clock::time_point deadline_at; ///< When it times out.
   impl* prev = nullptr; ///< Neighbours in the deadline list.

@@ -4,12 +4,17 @@
 #include "http/services.hpp"
 
 #include <chrono>
+#include <ctime>
 
 namespace mailassay::http {
 
 core::limits::millis steady_millis() {
-  return std::chrono::duration_cast<core::limits::millis>(
-      std::chrono::steady_clock::now().time_since_epoch());
+  // The coarse clock (a tick of a few ms, no TSC read) is precise enough
+  // for windows of a minute and more; it shares CLOCK_MONOTONIC's base.
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return core::limits::millis{std::int64_t{ts.tv_sec} * 1000 +
+                              ts.tv_nsec / 1000000};
 }
 
 rate_headers headers_of(const actors::limit_decision& d) {

@@ -140,6 +140,7 @@ struct server::impl {
     p->req = std::move(req);
     p->stats = &svc.stats;
     p->in_flight = &svc.in_flight;
+    p->deadlines = loop.deadlines;
     auto incoming = p->view.header("X-Request-Id");
     if (incoming && !incoming->empty() && incoming->size() <= 64 &&
         incoming->find_first_of("\"\\\r\n") == std::string_view::npos)
@@ -199,8 +200,11 @@ struct server::impl {
       return ex->fail(make_error(errc::payload_too_large,
                                  "Request body exceeds the limit of " +
                                      std::to_string(limit) + " bytes"));
-    loop.deadlines->add(*ex);
     m.found->fn(call{ex, &svc});
+    // Unanswered yet: an actor or another thread answers it later, or the
+    // deadline does.
+    if (!ex->answered())
+      loop.deadlines->add(*ex);
   }
 
   // Browsers ask before a cross-origin POST with Authorization. The answer

@@ -281,7 +281,7 @@ struct dns_resolver::impl {
   // caller then sends the queries).
   lookup serve_or_join(core::dns::cache<route_callback>& cache,
                        const std::string& name, route_callback& callback) {
-    std::optional<mail_route> hit;
+    std::shared_ptr<const mail_route> hit;
     bool start = false;
     {
       std::lock_guard guard{cache_mutex};
@@ -293,8 +293,8 @@ struct dns_resolver::impl {
     }
     if (!hit)
       return start ? lookup::started : lookup::joined;
-    deliver([cb = std::move(callback), r = std::move(*hit)]() mutable {
-      call_safely(cb, std::move(r));
+    deliver([cb = std::move(callback), r = std::move(hit)]() mutable {
+      call_safely(cb, *r);
     });
     return lookup::served;
   }
@@ -591,12 +591,12 @@ void dns_resolver::resolve_host(std::string host, route_callback callback) {
   impl_->host(std::move(host), std::move(callback));
 }
 
-std::optional<core::dns::mail_route>
+std::shared_ptr<const core::dns::mail_route>
 dns_resolver::cached_route(std::string_view domain) {
   std::lock_guard guard{impl_->cache_mutex};
   auto found = impl_->routes.find(domain, impl_->now());
   if (found.status != core::dns::cache_status::hit)
-    return std::nullopt;
+    return nullptr;
   ++impl_->cache_hits;
   return std::move(found.route);
 }

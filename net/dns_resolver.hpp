@@ -99,7 +99,8 @@ public:
 
   /// Returns the cached route of `domain` when fresh, without querying; lets
   /// a caller skip a thread hop on the hot path.
-  std::optional<core::dns::mail_route> cached_route(std::string_view domain);
+  std::shared_ptr<const core::dns::mail_route>
+  cached_route(std::string_view domain);
 
   /// Returns a snapshot of the counters.
   dns_resolver_counters counters() const;

@@ -158,7 +158,8 @@ void validator::validate_group(
   }
   if (groups.empty())
     return;
-  auto routed = [this, groups, done, started](core::dns::mail_route route) {
+  auto routed = [this, groups, done,
+                 started](std::shared_ptr<const core::dns::mail_route> route) {
     for (const auto& g : groups) {
       for (auto& r : g->results)
         r.route = route;
@@ -174,7 +175,7 @@ void validator::validate_group(
       for (auto& r : g->results)
         pr.addresses.push_back(r.address.local_part + "@" +
                                r.address.ascii_domain);
-      pr.route = route;
+      pr.route = *route;
       pr.budget = std::chrono::milliseconds(g->timeout_ms);
       pr.retry_deferrals = g->retry_deferrals;
       smtp_.prober->probe(
@@ -193,8 +194,11 @@ void validator::validate_group(
     }
   };
   if (auto cached = resolver_->cached_route(domain))
-    return routed(std::move(*cached));
-  resolver_->resolve_mail_route(std::move(domain), std::move(routed));
+    return routed(std::move(cached));
+  resolver_->resolve_mail_route(
+      std::move(domain), [routed](core::dns::mail_route route) {
+        routed(std::make_shared<const core::dns::mail_route>(std::move(route)));
+      });
 }
 
 validator::validator(std::shared_ptr<const core::risk::lists> lists,
@@ -215,7 +219,7 @@ void validator::validate(request req, result_callback done) const {
     return done(std::move(r));
   }
   if (auto cached = resolver_->cached_route(r.address.ascii_domain)) {
-    r.route = std::move(*cached);
+    r.route = std::move(cached);
     return finish(std::move(req), std::move(r), started, std::move(done));
   }
   auto domain = r.address.ascii_domain;
@@ -223,7 +227,8 @@ void validator::validate(request req, result_callback done) const {
       std::move(domain),
       [this, req = std::move(req), r = std::move(r), started,
        done = std::move(done)](core::dns::mail_route route) mutable {
-        r.route = std::move(route);
+        r.route =
+            std::make_shared<const core::dns::mail_route>(std::move(route));
         finish(std::move(req), std::move(r), started, std::move(done));
       });
 }

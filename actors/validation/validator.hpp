@@ -52,7 +52,8 @@ struct smtp_detail {
 /// Everything found about one address; http/ and the CLI render it.
 struct result {
   core::syntax::parsed_address address;
-  std::optional<core::dns::mail_route> route; ///< Absent: DNS not asked.
+  /// Null: DNS not asked. Shared with the DNS cache (never changed).
+  std::shared_ptr<const core::dns::mail_route> route;
   core::validation::free_checks checks;
   bool enrichment = false; ///< The key asked for enrichment.
   core::validation::smtp_facts smtp;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,8 +51,8 @@ enum class cache_status {
 struct cache_lookup {
   /// What was found.
   cache_status status = cache_status::miss;
-  /// The cached outcome, on a hit.
-  std::optional<mail_route> route;
+  /// The cached outcome, on a hit: shared, not copied, with the caller.
+  std::shared_ptr<const mail_route> route;
 };
 
 /// Counters for metrics.
@@ -88,9 +89,9 @@ public:
       ++stats_.expirations;
     }
     if (pending_.count(key) != 0)
-      return {cache_status::in_flight, std::nullopt};
+      return {cache_status::in_flight, nullptr};
     ++stats_.misses;
-    return {cache_status::miss, std::nullopt};
+    return {cache_status::miss, nullptr};
   }
 
   /// Marks `name` as being resolved with `first` as its first waiter;
@@ -158,7 +159,7 @@ public:
 private:
   struct entry {
     std::string name;
-    mail_route route;
+    std::shared_ptr<const mail_route> route;
     time_point expires;
   };
 
@@ -167,7 +168,7 @@ private:
       return;
     auto ttl = std::chrono::seconds{cache_ttl(config_, route)};
     if (auto i = entries_.find(key); i != entries_.end()) {
-      i->second->route = route;
+      i->second->route = std::make_shared<const mail_route>(route);
       i->second->expires = now + ttl;
       lru_.splice(lru_.begin(), lru_, i->second);
       return;
@@ -177,7 +178,8 @@ private:
       lru_.pop_back();
       ++stats_.evictions;
     }
-    lru_.push_front(entry{key, route, now + ttl});
+    lru_.push_front(
+        entry{key, std::make_shared<const mail_route>(route), now + ttl});
     entries_.emplace(std::move(key), lru_.begin());
   }
 

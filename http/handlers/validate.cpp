@@ -33,7 +33,7 @@ void count_usage(const call& c, const uc::principal& who, std::string email) {
 
 // Checks what the principal may ask for, then hands the request to a
 // validation actor; the result is written from wherever it completes.
-void run_validation(call c, const uc::principal& who,
+void run_validation(const call& c, const uc::principal& who,
                     core::expected<codec::validation_input> in) {
   allow_admitted_origin(c, who);
   count_usage(c, who, in ? in->email : std::string{});
@@ -126,7 +126,8 @@ const actors::limit_decision& tighter_of(const actors::limit_decision& a,
 // authenticates after the endpoint's scopes were taken, and the key's
 // windows are checked then (docs/rate-limits.md).
 template <class Refusal, class Next>
-void admit(call c, actors::limit_check check, Refusal refused, Next next) {
+void admit(const call& c, actors::limit_check check, Refusal refused,
+           Next next) {
   auto cached = uc::authenticate_cached(c.svc->keys, credentials_of(c.req()),
                                         c.svc->now());
   const bool enabled = c.svc->cfg.limits.enabled;
@@ -185,7 +186,7 @@ void handle_widget_validate(call c) {
       c.req().client_ip, limits.widget_ip_per_minute, core::limits::minute};
   check.now = steady_millis();
   admit(c, std::move(check), widget_refusal,
-        [](call c, const uc::principal& who) {
+        [](const call& c, const uc::principal& who) {
           // Only a key that works from its own sites may sit in a page.
           if (!who.key || who.key->allowed_domains.empty())
             return c.ex->fail(core::make_error(
@@ -206,9 +207,10 @@ void handle_validate(call c) {
   actors::limit_check check;
   check.ip = actors::ip_scope{c.req().client_ip, std::nullopt};
   check.now = steady_millis();
-  admit(c, std::move(check), ip_refusal, [](call c, const uc::principal& who) {
-    run_validation(c, who, codec::validation(c.req()));
-  });
+  admit(c, std::move(check), ip_refusal,
+        [](const call& c, const uc::principal& who) {
+          run_validation(c, who, codec::validation(c.req()));
+        });
 }
 
 } // namespace mailassay::http

@@ -122,7 +122,7 @@ result random_result(generator& g) {
     for (std::size_t i = 0; i < hosts; ++i)
       route.hosts.push_back(
           {text(g, 2), static_cast<std::uint16_t>(g.next() & 0xFFFF)});
-    r.route = route;
+    r.route = std::make_shared<const core::dns::mail_route>(route);
   }
   auto& c = r.checks;
   c.disposable = maybe_flag(g);
@@ -174,8 +174,11 @@ void break_one_field(generator& g, result& r) {
     case 6: r.checks.suggested_domain = bad; break;
     case 7: r.checks.first_name = bad; break;
     case 8:
-      if (r.route)
-        r.route->hosts.push_back({bad, 1});
+      if (r.route) {
+        auto changed = *r.route;
+        changed.hosts.push_back({bad, 1});
+        r.route = std::make_shared<const core::dns::mail_route>(changed);
+      }
       break;
     default: r.address.normalized += bad; break;
   }
@@ -250,7 +253,7 @@ TEST_SUITE("http.codec") {
     core::dns::mail_route route;
     route.kind = core::dns::route_kind::mx;
     route.hosts = {{"mx1.example.com", 10}, {"mx2.example.com", 20}};
-    r.route = route;
+    r.route = std::make_shared<const core::dns::mail_route>(route);
     r.checks.disposable = false;
     r.checks.role_account = false;
     r.checks.random = core::risk::random_verdict{false, 0.12345};

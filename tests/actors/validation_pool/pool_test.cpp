@@ -91,11 +91,11 @@ TEST_SUITE("actors.validation_pool") {
     auto [first_at_once, first] = f.run("jane@cached.test");
     // The first lookup went to the DNS peer: answered from the resolver.
     CHECK(first.thread != std::this_thread::get_id());
-    REQUIRE(first.result.route.has_value());
+    REQUIRE(first.result.route != nullptr);
     auto [at_once, a] = f.run("john@cached.test");
     CHECK(at_once);
     CHECK(a.thread == std::this_thread::get_id());
-    REQUIRE(a.result.route.has_value());
+    REQUIRE(a.result.route != nullptr);
     CHECK(a.result.route->kind == core::dns::route_kind::mx);
     CHECK(f.pool->gauges().done == 2);
   }
@@ -107,7 +107,7 @@ TEST_SUITE("actors.validation_pool") {
     f.run("jane@fresh.test");
     auto [at_once, a] = f.run("jane@fresh.test", true);
     CHECK(a.thread != std::this_thread::get_id());
-    CHECK(a.result.route.has_value());
+    CHECK(a.result.route != nullptr);
     // The actor counts its job done just after the answer.
     for (int i = 0; i < 100 && f.pool->gauges().done < 2; ++i)
       std::this_thread::sleep_for(10ms);
