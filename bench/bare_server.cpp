@@ -5,7 +5,11 @@
 // JSON body, so the ratios in docs/performance.md measure what mailassay
 // adds on top of RESTinio itself.
 //
-//   bare_server [--address 127.0.0.1] [--port 8080]
+//   bare_server [--address 127.0.0.1] [--port 8080] [--body-bytes N]
+//
+// --body-bytes answers a JSON body of N bytes instead (`{"pad":"xx..."}`):
+// the kernel's and RESTinio's share of a response as large as the
+// service's, without any of its work.
 //
 // Prints "bare_server listening on ADDRESS:PORT" once it accepts; stops on
 // SIGINT or SIGTERM.
@@ -19,7 +23,8 @@
 namespace {
 
 int usage() {
-  std::cerr << "usage: bare_server [--address 127.0.0.1] [--port 8080]\n";
+  std::cerr << "usage: bare_server [--address 127.0.0.1] [--port 8080] "
+               "[--body-bytes N]\n";
   return 2;
 }
 
@@ -28,12 +33,17 @@ int usage() {
 int main(int argc, char** argv) {
   std::string address = "127.0.0.1";
   std::uint16_t port = 8080;
+  std::string body = R"({"status":"ok"})";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--address" && i + 1 < argc)
       address = argv[++i];
     else if (arg == "--port" && i + 1 < argc)
       port = static_cast<std::uint16_t>(std::stoul(argv[++i]));
+    else if (arg == "--body-bytes" && i + 1 < argc) {
+      auto n = std::stoul(argv[++i]);
+      body = R"({"pad":")" + std::string(n > 10 ? n - 10 : 0, 'x') + R"("})";
+    }
     else
       return usage();
   }
@@ -43,11 +53,11 @@ int main(int argc, char** argv) {
   asio::io_context ioctx;
   restinio::server_settings_t<traits> settings;
   settings.address(address).port(port).request_handler(
-      [](restinio::request_handle_t req) {
+      [&body](restinio::request_handle_t req) {
         return req->create_response()
             .append_header(restinio::http_field::content_type,
                            "application/json")
-            .set_body(R"({"status":"ok"})")
+            .set_body(body)
             .done();
       });
   server_type server{restinio::external_io_context(ioctx), std::move(settings)};

@@ -3,7 +3,7 @@
 #
 #   bench/http_bench.sh [--build-dir DIR] [--no-build] [--duration 10s]
 #                       [--connections 64] [--threads 2] [--rounds 3]
-#                       [--limits-only] [--cases bare,auth,validate]
+#                       [--limits-only] [--cases bare,auth,validate,sized,floor]
 #                       [--mailassay PATH]
 #
 # Starts, all on 127.0.0.1 and free ports: the project's DNS peer
@@ -16,11 +16,19 @@
 #   a  bare        GET /             bare_server
 #   a' hop         GET /             hop_server: bare_server + one CAF hop
 #                  (actor_pool, 2-thread sharing scheduler), no work
+#   a" sized       (c)'s request to a second bare_server answering a body
+#                  of (c)'s size (--body-bytes): the kernel's and RESTinio's
+#                  share of (c), none of the service's work
+#   e  floor       GET /no-such-route on mailassay: 404 without credentials:
+#                  the exchange with no handler (request id, metrics), but a
+#                  walk of the whole route table and an error body through
+#                  nlohmann (~16k of its ~32k instructions)
 #   b  health      GET /health       one storage-worker hop (SQLite ping)
 #   c  auth        POST /v2/email/validate {"email":"not-an-address"}
-#                  key from the key cache, one actor hop, syntax fails: no DNS
+#                  key from the key cache, limiter, syntax fails: no DNS;
+#                  answered on the I/O thread
 #   d  validate    POST /v2/email/validate {"email":"...@cached.test"}
-#                  key cache + validation actor + cached DNS route
+#                  (c) + free checks + the cached DNS route
 #   c0, d0         (c) and (d) against a second mailassay started with
 #                  MAILASSAY_LIMITS_ENABLED=false: no rate limiter, no usage
 #                  recorder. The first instance has them on, with limits too
@@ -59,7 +67,7 @@ while [ $# -gt 0 ]; do
     --limits-only) limits_only=1; shift ;;
     --cases) only_cases=$2; shift 2 ;;
     --mailassay) mailassay_bin=$2; shift 2 ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
     *) echo "http_bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -154,6 +162,15 @@ bare_port=$(free_port)
 pids+=($!)
 wait_for_line "$work/bare.log" "listening" "${pids[-1]}"
 
+# The size of (c)'s body (a syntax failure's result): checked after the
+# warm-up below.
+sized_bytes=745
+sized_port=$(free_port)
+"$bare" --address 127.0.0.1 --port "$sized_port" --body-bytes "$sized_bytes" \
+  >"$work/sized.log" 2>&1 &
+pids+=($!)
+wait_for_line "$work/sized.log" "listening" "${pids[-1]}"
+
 hop_port=$(free_port)
 "$hop" --address 127.0.0.1 --port "$hop_port" >"$work/hop.log" 2>&1 &
 pids+=($!)
@@ -237,6 +254,9 @@ rss_start=$(rss_kb)
 setup_account "$svc_base" svc "{\"perMinute\":$high,\"perHour\":$high,\"perDay\":$high}"
 setup_account "$off_base" off
 log "sample (d): $(head -n1 "$work/svc.warm2" | head -c 400)"
+c_bytes=$(head -n1 "$work/svc.warm3" | tr -d '\n' | wc -c)
+[ "$c_bytes" = "$sized_bytes" ] \
+  || log "note: (c)'s body is $c_bytes bytes, (a\") answers $sized_bytes"
 # Headers of the limited instance: the key's windows are the ones reported.
 curl -s -D - -o /dev/null -X POST "$svc_base/v2/email/validate" \
   -H "Authorization: Bearer $svc_key" -H 'Content-Type: application/json' \
@@ -244,14 +264,16 @@ curl -s -D - -o /dev/null -X POST "$svc_base/v2/email/validate" \
   | sed 's/^/http_bench: limits on: /' >&2
 
 # --- wrk -------------------------------------------------------------------
-case_name=(bare hop health auth validate auth_off validate_off)
+case_name=(bare hop health auth validate auth_off validate_off sized floor)
 case_label=("(a) bare RESTinio handler" "(a') bare + one CAF hop, no work"
   "(b) GET /health (storage hop)"
   "(c) validate, bad syntax (cached key, no DNS)"
   "(d) validate, cached DNS"
   "(c0) = (c), limiter and usage recorder off"
-  "(d0) = (d), limiter and usage recorder off")
-cases=(0 1 2 3 4 5 6)
+  "(d0) = (d), limiter and usage recorder off"
+  "(a\") bare, (c)'s request and body size"
+  "(e) 404 without credentials (all non-2xx by design)")
+cases=(0 1 7 8 2 3 4 5 6)
 [ "$limits_only" = 1 ] && cases=(3 5 4 6)
 if [ -n "$only_cases" ]; then
   cases=(0)
@@ -283,7 +305,7 @@ run_case() { # case-index round -> prints "rps p50ms p99ms errors cpu_us"
   # shared machine, since time spent descheduled is not counted.
   local pid=
   case "${case_name[$i]}" in
-    health|auth|validate) pid=$svc_pid ;;
+    floor|health|auth|validate) pid=$svc_pid ;;
     auth_off|validate_off) pid=$off_pid ;;
   esac
   local ticks0=0
@@ -291,6 +313,10 @@ run_case() { # case-index round -> prints "rps p50ms p99ms errors cpu_us"
   case "${case_name[$i]}" in
     bare) wrk "${args[@]}" "http://127.0.0.1:$bare_port/" >"$out" ;;
     hop) wrk "${args[@]}" "http://127.0.0.1:$hop_port/" >"$out" ;;
+    sized) BENCH_API_KEY=$svc_key BENCH_EMAIL=not-an-address wrk "${args[@]}" \
+        -s "$here/wrk/validate.lua" "http://127.0.0.1:$sized_port/v2/email/validate" \
+        >"$out" ;;
+    floor) wrk "${args[@]}" "$svc_base/no-such-route" >"$out" ;;
     health) wrk "${args[@]}" "$base/health" >"$out" ;;
     auth) BENCH_API_KEY=$svc_key BENCH_EMAIL=not-an-address wrk "${args[@]}" \
         -s "$here/wrk/validate.lua" "$svc_base/v2/email/validate" >"$out" ;;
