@@ -16,21 +16,21 @@ struct row {
 
 // errc -> HTTP status and `code`, in one place.
 constexpr row table[] = {
-  {errc::bad_request, 400, "BAD_REQUEST"},
-  {errc::validation_failed, 422, "VALIDATION_FAILED"},
-  {errc::unauthorized, 401, "UNAUTHORIZED"},
-  {errc::no_authorization, 401, "UNAUTHORIZED"},
-  {errc::insufficient_credits, 402, "INSUFFICIENT_CREDITS"},
-  {errc::forbidden, 403, "FORBIDDEN"},
-  {errc::not_found, 404, "NOT_FOUND"},
-  {errc::conflict, 409, "CONFLICT"},
-  {errc::active_job_exists, 409, "ACTIVE_JOB_EXISTS"},
-  {errc::payload_too_large, 413, "PAYLOAD_TOO_LARGE"},
-  {errc::rate_limited, 429, "TOO_MANY_REQUESTS"},
-  {errc::widget_rate_limited, 429, "WIDGET_RATE_LIMIT"},
-  {errc::method_not_allowed, 405, "METHOD_NOT_ALLOWED"},
-  {errc::unavailable, 503, "SERVICE_UNAVAILABLE"},
-  {errc::internal, 500, "INTERNAL_ERROR"},
+    {errc::bad_request, 400, "BAD_REQUEST"},
+    {errc::validation_failed, 422, "VALIDATION_FAILED"},
+    {errc::unauthorized, 401, "UNAUTHORIZED"},
+    {errc::no_authorization, 401, "UNAUTHORIZED"},
+    {errc::insufficient_credits, 402, "INSUFFICIENT_CREDITS"},
+    {errc::forbidden, 403, "FORBIDDEN"},
+    {errc::not_found, 404, "NOT_FOUND"},
+    {errc::conflict, 409, "CONFLICT"},
+    {errc::active_job_exists, 409, "ACTIVE_JOB_EXISTS"},
+    {errc::payload_too_large, 413, "PAYLOAD_TOO_LARGE"},
+    {errc::rate_limited, 429, "TOO_MANY_REQUESTS"},
+    {errc::widget_rate_limited, 429, "WIDGET_RATE_LIMIT"},
+    {errc::method_not_allowed, 405, "METHOD_NOT_ALLOWED"},
+    {errc::unavailable, 503, "SERVICE_UNAVAILABLE"},
+    {errc::internal, 500, "INTERNAL_ERROR"},
 };
 
 const row& find(errc code) {
@@ -50,29 +50,36 @@ const char* code_of(errc code) {
   return find(code).name;
 }
 
+namespace {
+
+// Messages may quote the request (a path, a column name) in bytes that are
+// not UTF-8: replaced (U+FFFD), never an exception instead of the answer.
+std::string text_of(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+} // namespace
+
 std::string error_body(const core::error& e) {
   auto status = status_of(e.code);
   if (e.code == errc::validation_failed) {
     nlohmann::json messages = e.details;
     if (messages.empty())
       messages.push_back(e.message);
-    return nlohmann::json{{"message", messages},
-                          {"error", "Unprocessable Entity"},
-                          {"statusCode", 422}}
-      .dump();
+    return text_of(nlohmann::json{{"message", messages},
+                                  {"error", "Unprocessable Entity"},
+                                  {"statusCode", 422}});
   }
   if (e.code == errc::widget_rate_limited)
-    return nlohmann::json{{"statusCode", 429},
-                          {"message", e.message},
-                          {"reason", "WIDGET_RATE_LIMIT"},
-                          {"retryAfterSeconds", e.retry_after}}
-      .dump();
+    return text_of(nlohmann::json{{"statusCode", 429},
+                                  {"message", e.message},
+                                  {"reason", "WIDGET_RATE_LIMIT"},
+                                  {"retryAfterSeconds", e.retry_after}});
   // Internal details stay in the log, never in the body.
   auto message = e.code == errc::internal ? std::string{"Internal server error"}
                                           : e.message;
-  return nlohmann::json{
-    {"message", message}, {"code", code_of(e.code)}, {"statusCode", status}}
-    .dump();
+  return text_of(nlohmann::json{
+      {"message", message}, {"code", code_of(e.code)}, {"statusCode", status}});
 }
 
 } // namespace mailassay::http

@@ -1,6 +1,7 @@
 #include "actors/batch/result_row.hpp"
 #include "core/base/ascii.hpp"
 #include "core/base/time_format.hpp"
+#include "core/base/utf8.hpp"
 #include "core/batch/intake.hpp"
 #include "core/batch/multipart.hpp"
 #include "http/handler_support.hpp"
@@ -155,8 +156,9 @@ core::expected<upload_input> upload_of(const request_view& req) {
     return *e;
   if (column)
     in.email_column = *column;
-  if (in.file_name.size() > 255)
-    in.file_name.resize(255);
+  // Stored, then written as JSON in every listing: a name that is not
+  // UTF-8 (a multipart filename is raw bytes) must not make those fail.
+  in.file_name = core::utf8_scrub(in.file_name, 255);
   return in;
 }
 

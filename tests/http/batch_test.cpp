@@ -73,7 +73,8 @@ struct batch_env {
 
   http_response
   upload_multipart(const std::string& csv,
-                   const std::map<std::string, std::string>& fields = {}) {
+                   const std::map<std::string, std::string>& fields = {},
+                   const std::string& filename = "list.csv") {
     std::string b = "XyZbOuNdArY";
     std::string body;
     for (auto& [name, value] : fields)
@@ -81,8 +82,9 @@ struct batch_env {
               "\"\r\n\r\n" + value + "\r\n";
     body += "--" + b +
             "\r\nContent-Disposition: form-data; name=\"file\"; "
-            "filename=\"list.csv\"\r\nContent-Type: text/csv\r\n\r\n" +
-            csv + "\r\n--" + b + "--\r\n";
+            "filename=\"" +
+            filename + "\"\r\nContent-Type: text/csv\r\n\r\n" + csv + "\r\n--" +
+            b + "--\r\n";
     return upload(body, "", "multipart/form-data; boundary=" + b);
   }
 
@@ -247,6 +249,33 @@ TEST_SUITE("http.batch") {
     CHECK(j["emailColumn"].is_null()); // no header row
     auto done = env.wait_done(j["id"]);
     CHECK(done["counts"]["valid"] == 3);
+  }
+
+  TEST_CASE("a file name that is not UTF-8 is stored scrubbed, so every "
+            "listing still renders") {
+    batch_env env;
+    // A multipart filename is raw bytes; cut at 255 bytes, never inside a
+    // character.
+    auto long_name = std::string(254, 'n') + "\xC3\xA9.csv";
+    auto r = env.upload_multipart("email\na@good.test\n", {},
+                                  "a\xFF"
+                                  "b.csv");
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    auto j = json::parse(r.body);
+    CHECK(j["fileName"] == "a\xEF\xBF\xBD"
+                           "b.csv");
+    auto done = env.wait_done(j["id"]);
+    CHECK(done["fileName"] == "a\xEF\xBF\xBD"
+                              "b.csv");
+    auto list = env.get("/v2/batch");
+    REQUIRE(list["items"].size() == 1);
+    CHECK(list["items"][0]["fileName"] == "a\xEF\xBF\xBD"
+                                          "b.csv");
+    auto second = env.upload_multipart("email\nb@good.test\n", {}, long_name);
+    REQUIRE_MESSAGE(second.status == 201, second.body);
+    CHECK(json::parse(second.body)["fileName"] == std::string(254, 'n'));
+    env.wait_done(json::parse(second.body)["id"]);
+    CHECK(env.get("/v2/batch")["items"].size() == 2);
   }
 
   TEST_CASE("cells that look like formulas are escaped in the export") {

@@ -1,6 +1,6 @@
-#include <doctest/doctest.h>
-
 #include "tests/http/fixtures.hpp"
+
+#include <doctest/doctest.h>
 
 using namespace mailassay::testing;
 
@@ -8,13 +8,12 @@ TEST_SUITE("http.errors") {
   TEST_CASE("no Authorization header, or X-API-Key alone, is refused") {
     server_process srv;
     api a{srv};
-    auto jwt = a.signup("A", unique_email("o"))["accessToken"]
-                 .get<std::string>();
+    auto jwt =
+        a.signup("A", unique_email("o"))["accessToken"].get<std::string>();
     auto secret = a.create_key(jwt)["key"].get<std::string>();
-    for (auto headers :
-         {std::vector<std::pair<std::string, std::string>>{},
-          std::vector<std::pair<std::string, std::string>>{
-            {"X-API-Key", secret}}}) {
+    for (auto headers : {std::vector<std::pair<std::string, std::string>>{},
+                         std::vector<std::pair<std::string, std::string>>{
+                             {"X-API-Key", secret}}}) {
       auto r = http_request(srv.port(), "GET", "/v2/credits/balance", headers);
       CHECK(r.status == 401);
       auto body = json::parse(r.body);
@@ -22,8 +21,9 @@ TEST_SUITE("http.errors") {
       CHECK(body["statusCode"] == 401);
       CHECK(body["code"] == "UNAUTHORIZED");
     }
-    CHECK(a.call("GET", "/v2/credits/balance", "svc_live_doesnotexist").status
-          == 401);
+    CHECK(
+        a.call("GET", "/v2/credits/balance", "svc_live_doesnotexist").status ==
+        401);
   }
 
   TEST_CASE("malformed JSON is 400 in the spec's body format") {
@@ -41,8 +41,8 @@ TEST_SUITE("http.errors") {
     auto r = http_request(srv.port(), "POST", "/v2/auth/login",
                           {{"Content-Type", "text/plain"}}, "{}");
     CHECK(r.status == 400);
-    CHECK(json::parse(r.body)["message"]
-          == "Content-Type must be application/json");
+    CHECK(json::parse(r.body)["message"] ==
+          "Content-Type must be application/json");
   }
 
   TEST_CASE("wrong types and unknown fields are 422 naming each field") {
@@ -61,11 +61,11 @@ TEST_SUITE("http.errors") {
     CHECK(all.find("property admin should not exist") != std::string::npos);
     CHECK(all.find("organizationName must be a string") != std::string::npos);
     CHECK(all.find("email must be an email") != std::string::npos);
-    CHECK(all.find("password must be longer than or equal to 8")
-          != std::string::npos);
+    CHECK(all.find("password must be longer than or equal to 8") !=
+          std::string::npos);
 
-    auto jwt = a.signup("A", unique_email("o"))["accessToken"]
-                 .get<std::string>();
+    auto jwt =
+        a.signup("A", unique_email("o"))["accessToken"].get<std::string>();
     auto k = a.post("/v2/api-keys",
                     {{"name", "k"},
                      {"allowedDomains", "example.com"},
@@ -74,13 +74,14 @@ TEST_SUITE("http.errors") {
     REQUIRE(k.status == 422);
     auto msgs = json::parse(k.body)["message"].dump();
     CHECK(msgs.find("allowedDomains must be an array") != std::string::npos);
-    CHECK(msgs.find("config.smtp must be a boolean value")
-          != std::string::npos);
-    CHECK(msgs.find("property config.colour should not exist")
-          != std::string::npos);
+    CHECK(msgs.find("config.smtp must be a boolean value") !=
+          std::string::npos);
+    CHECK(msgs.find("property config.colour should not exist") !=
+          std::string::npos);
     auto missing = a.post("/v2/api-keys", json::object(), jwt);
     CHECK(missing.status == 422);
-    CHECK(json::parse(missing.body)["message"][0] == "name should not be empty");
+    CHECK(json::parse(missing.body)["message"][0] ==
+          "name should not be empty");
   }
 
   TEST_CASE("authentication is checked before the body") {
@@ -111,6 +112,19 @@ TEST_SUITE("http.errors") {
     CHECK(na.status == 405);
     CHECK(na.header("allow") == "GET");
     CHECK(json::parse(na.body)["statusCode"] == 405);
+  }
+
+  TEST_CASE("a path that is not UTF-8 still gets its 404 and 405") {
+    // The error message quotes the path; the body stays JSON (U+FFFD for
+    // the bad bytes) instead of becoming a 500.
+    server_process srv;
+    auto nf = http_request(srv.port(), "GET", "/v2/\xFF\xFEnothing");
+    CHECK(nf.status == 404);
+    auto b = json::parse(nf.body);
+    CHECK(b["code"] == "NOT_FOUND");
+    CHECK(b["message"] == "Cannot GET /v2/\xEF\xBF\xBD\xEF\xBF\xBDnothing");
+    auto ok = http_request(srv.port(), "GET", "/health");
+    CHECK(ok.status == 200);
   }
 
   TEST_CASE("every error carries the RateLimit headers and a request id") {

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace mailassay::core {
+
+/// Returns `s` as well-formed UTF-8 (RFC 3629): each byte that does not
+/// belong to a well-formed sequence (stray continuation, overlong form,
+/// surrogate, above U+10FFFF, cut short) becomes U+FFFD. The result holds at
+/// most `max_bytes` bytes and never ends inside a sequence. For text a client
+/// names freely that is stored and later written as JSON (a file name).
+std::string utf8_scrub(std::string_view s,
+                       std::size_t max_bytes = std::string::npos);
+
+} // namespace mailassay::core
