@@ -1,11 +1,11 @@
+#include "app/app.hpp"
+#include "core/validation/verdict.hpp"
+#include "http/codec.hpp"
+
 #include <condition_variable>
 #include <iomanip>
 #include <iostream>
 #include <mutex>
-
-#include "app/app.hpp"
-#include "core/validation/verdict.hpp"
-#include "http/codec.hpp"
 
 namespace mailassay::app {
 
@@ -29,9 +29,9 @@ std::vector<std::string> read_inputs(const std::vector<std::string>& args) {
 }
 
 void print_table(const std::vector<actors::validation::result>& results) {
-  std::cout << std::left << std::setw(40) << "EMAIL" << std::setw(9)
-            << "STATUS" << std::setw(6) << "SCORE" << std::setw(18)
-            << "REASON" << "SUGGESTION\n";
+  std::cout << std::left << std::setw(40) << "EMAIL" << std::setw(9) << "STATUS"
+            << std::setw(6) << "SCORE" << std::setw(18) << "REASON"
+            << "SUGGESTION\n";
   for (auto& r : results) {
     auto& s = r.checks.suggested_domain;
     std::cout << std::setw(40) << r.address.input << std::setw(9)
@@ -74,8 +74,12 @@ int check(const config::settings& cfg, const std::vector<std::string>& args,
   if (table)
     print_table(results);
   else
+    // An argument or input line that is not UTF-8 (it fails the syntax
+    // check) is echoed with U+FFFD: a line for every address, no abort.
     for (auto& r : results)
-      std::cout << http::codec::validation_result(r).dump() << "\n";
+      std::cout << http::codec::validation_result(r).dump(
+                       -1, ' ', false, nlohmann::json::error_handler_t::replace)
+                << "\n";
   return 0;
 }
 

@@ -1,10 +1,10 @@
+#include "tests/http/fixtures.hpp"
+#include "tests/peers/dns_peer.hpp"
+
 #include <doctest/doctest.h>
 
 #include <fstream>
 #include <sstream>
-
-#include "tests/http/fixtures.hpp"
-#include "tests/peers/dns_peer.hpp"
 
 using namespace mailassay::testing;
 using mailassay::tests::peers::dns_peer;
@@ -34,14 +34,15 @@ struct validation_env {
   std::string key;
 
   validation_env()
-    : srv{{{"MAILASSAY_DNS_SERVERS", (dns.load_zone(zone), dns.server())},
-           {"MAILASSAY_DNS_TIMEOUT_MS", "300"},
-           {"MAILASSAY_DNS_TRIES", "1"},
-           {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
-           {"MAILASSAY_RISK_DATA_DIR",
-            std::string{std::getenv("MAILASSAY_SOURCE_DIR")} + "/data/risk"}}} {
-    auto jwt = a.signup("V", unique_email("v"))["accessToken"]
-                 .get<std::string>();
+      : srv{{{"MAILASSAY_DNS_SERVERS", (dns.load_zone(zone), dns.server())},
+             {"MAILASSAY_DNS_TIMEOUT_MS", "300"},
+             {"MAILASSAY_DNS_TRIES", "1"},
+             {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
+             {"MAILASSAY_RISK_DATA_DIR",
+              std::string{std::getenv("MAILASSAY_SOURCE_DIR")} +
+                  "/data/risk"}}} {
+    auto jwt =
+        a.signup("V", unique_email("v"))["accessToken"].get<std::string>();
     key = a.create_key(jwt)["key"].get<std::string>();
   }
 
@@ -102,15 +103,14 @@ TEST_SUITE("http.validate") {
 
   TEST_CASE("checks a key switches off are null, never false") {
     validation_env env;
-    auto jwt = env.a.signup("W", unique_email("w"))["accessToken"]
-                 .get<std::string>();
-    auto key = env.a.create_key(
-      jwt, {{"name", "k"},
-            {"config",
-             {{"disposable", false},
-              {"roleAccount", false},
-              {"randomDetection", false},
-              {"enrichment", true}}}})["key"];
+    auto jwt =
+        env.a.signup("W", unique_email("w"))["accessToken"].get<std::string>();
+    auto key = env.a.create_key(jwt, {{"name", "k"},
+                                      {"config",
+                                       {{"disposable", false},
+                                        {"roleAccount", false},
+                                        {"randomDetection", false},
+                                        {"enrichment", true}}}})["key"];
     auto r = env.a.post("/v2/email/validate",
                         {{"email", "maria.garcia@mailinator.com"}}, key);
     REQUIRE(r.status == 200);
@@ -128,17 +128,18 @@ TEST_SUITE("http.validate") {
       json body;
       const char* fragment;
     };
-    for (auto& r :
-         {row{json::object(), "email should not be empty"},
-          row{{{"email", 5}}, "email must be a string"},
-          row{{{"email", std::string(255, 'a')}}, "shorter than or equal to 254"},
-          row{{{"email", "a@b.test"}, {"smtp", "yes"}},
-              "smtp must be a boolean value"},
-          row{{{"email", "a@b.test"}, {"timeout", 999}}, "timeout must be between"},
-          row{{{"email", "a@b.test"}, {"timeout", 30001}},
-              "timeout must be between"},
-          row{{{"email", "a@b.test"}, {"extra", 1}},
-              "property extra should not exist"}}) {
+    for (auto& r : {row{json::object(), "email should not be empty"},
+                    row{{{"email", 5}}, "email must be a string"},
+                    row{{{"email", std::string(255, 'a')}},
+                        "shorter than or equal to 254"},
+                    row{{{"email", "a@b.test"}, {"smtp", "yes"}},
+                        "smtp must be a boolean value"},
+                    row{{{"email", "a@b.test"}, {"timeout", 999}},
+                        "timeout must be between"},
+                    row{{{"email", "a@b.test"}, {"timeout", 30001}},
+                        "timeout must be between"},
+                    row{{{"email", "a@b.test"}, {"extra", 1}},
+                        "property extra should not exist"}}) {
       CAPTURE(r.body.dump());
       auto b = env.validate(r.body, 422);
       CHECK(b["error"] == "Unprocessable Entity");
@@ -148,34 +149,33 @@ TEST_SUITE("http.validate") {
 
   TEST_CASE("smtp needs a key that allows it; a JWT may ask") {
     validation_env env;
-    auto denied = env.a.post("/v2/email/validate",
-                             {{"email", "a@good.test"}, {"smtp", true}},
-                             env.key);
+    auto denied =
+        env.a.post("/v2/email/validate",
+                   {{"email", "a@good.test"}, {"smtp", true}}, env.key);
     CHECK(denied.status == 403);
-    auto jwt = env.a.signup("J", unique_email("j"))["accessToken"]
-                 .get<std::string>();
+    auto jwt =
+        env.a.signup("J", unique_email("j"))["accessToken"].get<std::string>();
     auto ok = env.a.post("/v2/email/validate",
                          {{"email", "a@good.test"}, {"smtp", true}}, jwt);
     CHECK(ok.status == 200);
     CHECK(json::parse(ok.body)["smtp"]["checked"] == false);
-    CHECK(env.a.post("/v2/email/validate", {{"email", "a@good.test"}})
-            .status
-          == 401);
+    CHECK(env.a.post("/v2/email/validate", {{"email", "a@good.test"}}).status ==
+          401);
   }
 
   TEST_CASE("a domain is looked up once while its answer is cached") {
     validation_env env;
     for (int i = 0; i < 5; ++i)
       env.validate({{"email", "user" + std::to_string(i) + "@good.test"}});
-    CHECK(env.dns.queries("good.test", mailassay::tests::peers::dns_type::mx)
-          == 1);
+    CHECK(env.dns.queries("good.test", mailassay::tests::peers::dns_type::mx) ==
+          1);
   }
 
   TEST_CASE("mailassay check agrees with the endpoint") {
     validation_env env;
     std::vector<std::string> emails{"jane.doe@good.test", "jane@gone.test",
-                                    "info@good.test", "x@mailinator.com",
-                                    "jane@gmial.com", "bad@@x"};
+                                    "info@good.test",     "x@mailinator.com",
+                                    "jane@gmial.com",     "bad@@x"};
     std::vector<std::string> args{"check"};
     args.insert(args.end(), emails.begin(), emails.end());
     std::string out;
@@ -183,10 +183,9 @@ TEST_SUITE("http.validate") {
                        {{"MAILASSAY_DNS_SERVERS", env.dns.server()},
                         {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
                         {"MAILASSAY_RISK_DATA_DIR",
-                         std::string{std::getenv("MAILASSAY_SOURCE_DIR")}
-                           + "/data/risk"}},
-                       out)
-            == 0);
+                         std::string{std::getenv("MAILASSAY_SOURCE_DIR")} +
+                             "/data/risk"}},
+                       out) == 0);
     std::istringstream lines{out};
     for (auto& e : emails) {
       std::string line;
@@ -202,6 +201,27 @@ TEST_SUITE("http.validate") {
   }
 }
 
+TEST_SUITE("http.validate.cli") {
+  TEST_CASE("mailassay check answers input that is not UTF-8, line by line") {
+    std::string out;
+    REQUIRE(run_binary({"check", "a\xFF@good.test", "jane@good.test"},
+                       {{"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
+                        {"MAILASSAY_DNS_SERVERS", "127.0.0.1:9"},
+                        {"MAILASSAY_DNS_TIMEOUT_MS", "200"},
+                        {"MAILASSAY_DNS_TRIES", "1"}},
+                       out) == 0);
+    std::istringstream lines{out};
+    std::string line;
+    REQUIRE(std::getline(lines, line));
+    auto first = json::parse(line);
+    CHECK(first["email"] == "a\xEF\xBF\xBD@good.test");
+    CHECK(first["status"] == "invalid");
+    CHECK(first["reason"] == "invalid_syntax");
+    REQUIRE(std::getline(lines, line));
+    CHECK(json::parse(line)["email"] == "jane@good.test");
+  }
+}
+
 TEST_SUITE("http.validate.operator_lists") {
   TEST_CASE("operators add their own disposable domains and roles") {
     dns_peer dns;
@@ -210,21 +230,22 @@ TEST_SUITE("http.validate.operator_lists") {
     auto dir = temp_dir("lists");
     std::ofstream(dir + "/disposable.txt") << "# ours\nburner.test\n";
     std::ofstream(dir + "/roles.txt") << "frontdesk\n";
-    server_process srv{{{"MAILASSAY_DNS_SERVERS", dns.server()},
-                        {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
-                        {"MAILASSAY_RISK_EXTRA_DISPOSABLE_FILE",
-                         dir + "/disposable.txt"},
-                        {"MAILASSAY_RISK_EXTRA_ROLES_FILE", dir + "/roles.txt"}}};
+    server_process srv{
+        {{"MAILASSAY_DNS_SERVERS", dns.server()},
+         {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
+         {"MAILASSAY_RISK_EXTRA_DISPOSABLE_FILE", dir + "/disposable.txt"},
+         {"MAILASSAY_RISK_EXTRA_ROLES_FILE", dir + "/roles.txt"}}};
     api a{srv};
-    auto jwt = a.signup("O", unique_email("o"))["accessToken"]
-                 .get<std::string>();
+    auto jwt =
+        a.signup("O", unique_email("o"))["accessToken"].get<std::string>();
     auto burner = json::parse(
-      a.post("/v2/email/validate", {{"email", "jane@burner.test"}}, jwt).body);
+        a.post("/v2/email/validate", {{"email", "jane@burner.test"}}, jwt)
+            .body);
     CHECK(burner["status"] == "risky");
     CHECK(burner["reason"] == "disposable");
     auto role = json::parse(
-      a.post("/v2/email/validate", {{"email", "frontdesk@good.test"}}, jwt)
-        .body);
+        a.post("/v2/email/validate", {{"email", "frontdesk@good.test"}}, jwt)
+            .body);
     CHECK(role["reason"] == "role_account");
     CHECK(role["roleAccount"]["role"] == "frontdesk");
   }
@@ -234,8 +255,7 @@ TEST_SUITE("http.validate.operator_lists") {
     CHECK(run_binary({"serve"},
                      {{"MAILASSAY_RISK_EXTRA_DISPOSABLE_FILE",
                        "/nonexistent/list.txt"}},
-                     out)
-          == 2);
+                     out) == 2);
     CHECK(out.find("/nonexistent/list.txt") != std::string::npos);
   }
 }
