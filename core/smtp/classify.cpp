@@ -1,5 +1,7 @@
 #include "core/smtp/classify.hpp"
 
+#include "core/base/utf8.hpp"
+
 #include <array>
 
 namespace mailassay::core::smtp {
@@ -216,12 +218,13 @@ std::string_view to_string(rcpt_verdict verdict) {
 
 std::string bounded_message(std::string_view text) {
   std::string out;
-  for (char c : text) {
-    if (out.size() >= max_message)
-      break;
+  // A few bytes more than kept, so the cut below falls between characters.
+  for (char c : text.substr(0, max_message + 4)) {
     auto u = static_cast<unsigned char>(c);
     out.push_back(u < 0x20 || u == 0x7f ? ' ' : c);
   }
+  // Servers answer in Latin-1 and worse: the text goes into JSON.
+  out = core::utf8_scrub(out, max_message);
   auto first = out.find_first_not_of(' ');
   if (first == std::string::npos)
     return {};

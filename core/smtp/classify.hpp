@@ -39,8 +39,8 @@ struct classification {
   int code = 0;
   /// The enhanced status code, when the reply carried one.
   std::optional<enhanced_code> enhanced;
-  /// The reply text, trimmed, control characters blanked, at most
-  /// `max_message` octets.
+  /// The reply text, trimmed, control characters blanked, bytes that are not
+  /// UTF-8 as U+FFFD, at most `max_message` octets.
   std::string message;
   /// Which rule decided: "code 2xx", "enhanced 5.1.1", or the text pattern;
   /// for logs and tests.
@@ -50,8 +50,9 @@ struct classification {
 /// Longest message kept in a classification.
 inline constexpr std::size_t max_message = 300;
 
-/// Returns `text` trimmed, with control characters replaced by spaces and
-/// cut to `max_message` octets.
+/// Returns `text` trimmed, with control characters replaced by spaces, bytes
+/// that are not UTF-8 by U+FFFD, and cut to `max_message` octets between
+/// characters.
 std::string bounded_message(std::string_view text);
 
 /// Classifies a reply to `RCPT TO`: 2xx accepted; then the RFC 3463

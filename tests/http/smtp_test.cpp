@@ -42,6 +42,10 @@ struct smtp_env {
                         std::chrono::milliseconds(400), ""};
     mx.add_rule(grey);
     mx.add_rule("ann*", smtp_rcpt_behaviour::accept);
+    // A server that answers in Latin-1, as many still do.
+    mx.add_rule(smtp_rcpt_rule{"latin@*", smtp_rcpt_behaviour::custom,
+                               std::chrono::milliseconds(0),
+                               "550 5.1.1 Benutzer unbekannt: M\xFCller"});
     // Unknown users at smtp.test are refused, so it is not a catch-all.
     mx.add_rule("*@smtp.test", smtp_rcpt_behaviour::no_such_user);
     // Fast retries and no host limits: the tests stay quick.
@@ -103,6 +107,21 @@ TEST_SUITE("http.smtp") {
     auto full = json::parse(env.validate("full@smtp.test").body);
     CHECK(full["smtp"]["fullInbox"] == true);
     CHECK(full["smtp"]["enhancedCode"] == "5.2.2");
+  }
+
+  TEST_CASE("a reply that is not UTF-8 is answered with U+FFFD in its place") {
+    smtp_env env;
+    auto res = env.validate("latin@smtp.test");
+    REQUIRE_MESSAGE(res.status == 200, res.body);
+    auto b = json::parse(res.body);
+    CHECK(b["status"] == "invalid");
+    CHECK(b["smtp"]["code"] == 550);
+    auto message = b["smtp"]["message"].get<std::string>();
+    CHECK_MESSAGE(message.find("Benutzer unbekannt: M\xEF\xBF\xBDller") !=
+                      std::string::npos,
+                  message);
+    // The service is still there.
+    CHECK(env.validate("ann@smtp.test").status == 200);
   }
 
   TEST_CASE("a catch-all domain is risky with catchAll true") {

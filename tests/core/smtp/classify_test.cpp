@@ -200,4 +200,17 @@ TEST_SUITE("core.smtp.classify") {
     auto big = classify_rcpt(parse_one("550 " + std::string(2000, 'z')));
     CHECK(big.message.size() == max_message);
   }
+
+  TEST_CASE("a message that is not UTF-8 is kept as UTF-8, never cut inside "
+            "a character") {
+    // Latin-1 "ü": replaced, the rest kept.
+    auto latin = classify_rcpt(parse_one("550 5.1.1 M\xFCller unknown"));
+    CHECK(latin.message == "M\xEF\xBF\xBDller unknown");
+    // 299 bytes, then a 2-byte character that would end past the bound.
+    auto cut = bounded_message(std::string(299, 'a') + "\xC3\xA9tail");
+    CHECK(cut == std::string(299, 'a'));
+    auto bytes = bounded_message(std::string(400, '\xFF'));
+    CHECK(bytes.size() == 300); // 100 x U+FFFD
+    CHECK(bytes.substr(0, 3) == "\xEF\xBF\xBD");
+  }
 }
