@@ -40,6 +40,17 @@ bool is_refusal_marker(std::string_view name) {
          core::ascii_iequals(name, refused_marker);
 }
 
+// Whether a client's X-Request-Id can be echoed and logged as it is: 1-64
+// visible ASCII characters, no quote or backslash (else a fresh id).
+bool usable_request_id(std::string_view id) {
+  if (id.empty() || id.size() > 64)
+    return false;
+  for (unsigned char c : id)
+    if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\\')
+      return false;
+  return true;
+}
+
 // The dotted quad of an IPv4 address, as inet_ntop writes it (and
 // core::limits::to_string, so it is also the canonical client IP), without
 // inet_ntop's sprintf.
@@ -142,8 +153,7 @@ struct server::impl {
     p->in_flight = &svc.in_flight;
     p->deadlines = loop.deadlines;
     auto incoming = p->view.header("X-Request-Id");
-    if (incoming && !incoming->empty() && incoming->size() <= 64 &&
-        incoming->find_first_of("\"\\\r\n") == std::string_view::npos)
+    if (incoming && usable_request_id(*incoming))
       p->id = std::string{*incoming};
     else
       p->id = id_prefix + "-" + std::to_string(++next_id);

@@ -136,5 +136,15 @@ TEST_SUITE("http.errors") {
     auto echoed = http_request(srv.port(), "GET", "/health",
                                {{"X-Request-Id", "trace-123"}});
     CHECK(echoed.header("x-request-id") == "trace-123");
+    // Anything but 1-64 visible ASCII characters gets an id of ours.
+    for (std::string bad : {std::string{"trace\xFF"}, std::string{"two words"},
+                            std::string(65, 'x'), std::string{"quo\"te"}}) {
+      CAPTURE(bad);
+      auto fresh =
+          http_request(srv.port(), "GET", "/health", {{"X-Request-Id", bad}});
+      CHECK(fresh.status == 200);
+      CHECK_FALSE(fresh.header("x-request-id").empty());
+      CHECK(fresh.header("x-request-id") != bad);
+    }
   }
 }
