@@ -20,9 +20,9 @@
 #                  of (c)'s size (--body-bytes): the kernel's and RESTinio's
 #                  share of (c), none of the service's work
 #   e  floor       GET /no-such-route on mailassay: 404 without credentials:
-#                  the exchange with no handler (request id, metrics), but a
-#                  walk of the whole route table and an error body through
-#                  nlohmann (~16k of its ~32k instructions)
+#                  the exchange with no handler (request id, metrics, error
+#                  body), but a walk of the whole route table (~5k of its
+#                  ~21k instructions)
 #   b  health      GET /health       one storage-worker hop (SQLite ping)
 #   c  auth        POST /v2/email/validate {"email":"not-an-address"}
 #                  key from the key cache, limiter, syntax fails: no DNS;
