@@ -77,8 +77,7 @@ int check(const config::settings& cfg, const std::vector<std::string>& args,
     // An argument or input line that is not UTF-8 (it fails the syntax
     // check) is echoed with U+FFFD: a line for every address, no abort.
     for (auto& r : results)
-      std::cout << http::codec::validation_result(r).dump(
-                       -1, ' ', false, nlohmann::json::error_handler_t::replace)
+      std::cout << http::codec::text_of(http::codec::validation_result(r))
                 << "\n";
   return 0;
 }

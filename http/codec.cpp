@@ -42,6 +42,10 @@ json optional_int(const std::optional<std::int64_t>& v) {
 
 } // namespace
 
+std::string text_of(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 core::expected<json> parse_object(const request_view& req) {
   auto ct = req.header("Content-Type");
   if (!req.body.empty() && ct && !json_content_type(*ct))
@@ -729,13 +733,12 @@ public:
   void raw(std::string_view s) { put(s.data(), s.size()); }
 
   void text(std::string_view s) {
-    for (unsigned char ch : s)
-      if (ch < 0x20 || ch == '"' || ch == '\\' || ch >= 0x80) {
-        // Escapes and UTF-8 (validated, and the same exception when it is
-        // not) exactly as nlohmann does: rare on this path.
-        raw(json(std::string{s}).dump());
-        return;
-      }
+    if (!written_as_is(s)) {
+      // Escapes and UTF-8 (validated, and the same exception when it is
+      // not) exactly as nlohmann does: rare on this path.
+      raw(json(std::string{s}).dump());
+      return;
+    }
     room(s.size() + 2);
     *at_++ = '"';
     std::memcpy(at_, s.data(), s.size());

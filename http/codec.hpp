@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 // JSON field names live here and nowhere else.
@@ -18,6 +19,20 @@ namespace mailassay::http::codec {
 using nlohmann::json;
 namespace acc = core::account;
 namespace accounts = actors::accounts;
+
+/// Whether `s` is written between quotes as it is: ASCII with no control
+/// character, quote or backslash (what nlohmann escapes). The direct
+/// writers' fast path; anything else goes through nlohmann.
+inline bool written_as_is(std::string_view s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
+      return false;
+  return true;
+}
+
+/// `j` as JSON text, bytes that are not UTF-8 (a path, a file name, a
+/// server's reply quoted in it) written as U+FFFD instead of throwing.
+std::string text_of(const json& j);
 
 /// Parses a JSON object body: wrong content type, malformed JSON or a
 /// non-object -> errc::bad_request.

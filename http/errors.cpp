@@ -1,5 +1,7 @@
 #include "http/errors.hpp"
 
+#include "http/codec.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <string_view>
@@ -52,47 +54,31 @@ const char* code_of(errc code) {
   return find(code).name;
 }
 
-namespace {
-
 // Messages may quote the request (a path, a column name) in bytes that are
-// not UTF-8: replaced (U+FFFD), never an exception instead of the answer.
-std::string text_of(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-// Whether nlohmann writes `s` as it is between quotes: printable ASCII
-// without a quote or backslash.
-bool plain(std::string_view s) {
-  for (unsigned char c : s)
-    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
-      return false;
-  return true;
-}
-
-} // namespace
-
+// not UTF-8: codec::text_of writes them as U+FFFD, never an exception
+// instead of the answer.
 std::string error_body(const core::error& e) {
   auto status = status_of(e.code);
   if (e.code == errc::validation_failed) {
     nlohmann::json messages = e.details;
     if (messages.empty())
       messages.push_back(e.message);
-    return text_of(nlohmann::json{{"message", messages},
-                                  {"error", "Unprocessable Entity"},
-                                  {"statusCode", 422}});
+    return codec::text_of(nlohmann::json{{"message", messages},
+                                         {"error", "Unprocessable Entity"},
+                                         {"statusCode", 422}});
   }
   if (e.code == errc::widget_rate_limited)
-    return text_of(nlohmann::json{{"statusCode", 429},
-                                  {"message", e.message},
-                                  {"reason", "WIDGET_RATE_LIMIT"},
-                                  {"retryAfterSeconds", e.retry_after}});
+    return codec::text_of(nlohmann::json{{"statusCode", 429},
+                                         {"message", e.message},
+                                         {"reason", "WIDGET_RATE_LIMIT"},
+                                         {"retryAfterSeconds", e.retry_after}});
   // Internal details stay in the log, never in the body.
   std::string_view message = e.code == errc::internal
                                  ? std::string_view{"Internal server error"}
                                  : std::string_view{e.message};
   // Most answers (401, 404, 429 under a flood): the bytes nlohmann would
   // write, in its key order, without building the object.
-  if (plain(message)) {
+  if (codec::written_as_is(message)) {
     std::string out;
     out.reserve(48 + message.size());
     out.append(R"({"code":")").append(code_of(e.code));
@@ -101,9 +87,9 @@ std::string error_body(const core::error& e) {
     out.push_back('}');
     return out;
   }
-  return text_of(nlohmann::json{{"message", std::string{message}},
-                                {"code", code_of(e.code)},
-                                {"statusCode", status}});
+  return codec::text_of(nlohmann::json{{"message", std::string{message}},
+                                       {"code", code_of(e.code)},
+                                       {"statusCode", status}});
 }
 
 } // namespace mailassay::http

@@ -57,7 +57,7 @@ void reply(const call& c, const core::expected<T>& r, int status,
            Encode encode) {
   if (!r)
     return c.ex->fail(r.error_value());
-  c.ex->json(status, encode(*r).dump());
+  c.ex->json(status, codec::text_of(encode(*r)));
 }
 
 /// Answers 204, or the error.

@@ -313,7 +313,7 @@ void handle_batch_upload(call c) {
     // system rather than keep each worker's high-water mark (glibc arenas).
     read = core::batch::intake_result{};
     malloc_trim(0);
-    c.ex->json(201, job_json(j, env.now).dump());
+    c.ex->json(201, codec::text_of(job_json(j, env.now)));
   });
 }
 
@@ -325,13 +325,13 @@ void handle_list_batches(call c) {
     auto out = codec::json::array();
     for (auto& j : *jobs)
       out.push_back(job_json(j, env.now));
-    c.ex->json(200, codec::json{{"items", out}}.dump());
+    c.ex->json(200, codec::text_of(codec::json{{"items", out}}));
   });
 }
 
 void handle_get_batch(call c) {
   with_job(c, [c](uc::account_env& env, const job& j) {
-    c.ex->json(200, job_json(j, env.now).dump());
+    c.ex->json(200, codec::text_of(job_json(j, env.now)));
   });
 }
 
@@ -348,7 +348,7 @@ void handle_cancel_batch(call c) {
         }
         if (c.svc->batches)
           c.svc->batches->cancelled(id);
-        c.ex->json(200, job_json(*j, env.now).dump());
+        c.ex->json(200, codec::text_of(job_json(*j, env.now)));
       });
 }
 
