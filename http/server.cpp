@@ -285,6 +285,12 @@ struct server::impl {
         restinio::external_io_context(loop.ioctx), std::move(settings));
     loop.runner =
         std::make_unique<restinio::on_pool_runner_t<server_type>>(1, *loop.srv);
+    // Named for top -H and the tests: posted before the runner starts, so
+    // it is the loop thread's first job, before the port is opened (a client
+    // can reach a loop as soon as it listens).
+    asio::post(loop.ioctx, [name = "http-io-" + std::to_string(i)] {
+      ::pthread_setname_np(::pthread_self(), name.c_str());
+    });
     std::promise<void> started;
     auto result = started.get_future();
     loop.runner->start([&started]() noexcept { started.set_value(); },
@@ -292,14 +298,6 @@ struct server::impl {
                          started.set_exception(e);
                        });
     result.get();
-    // Named for top -H and the tests (before start() returns): one thread
-    // per loop.
-    std::promise<void> named;
-    asio::post(loop.ioctx, [&named, name = "http-io-" + std::to_string(i)] {
-      ::pthread_setname_np(::pthread_self(), name.c_str());
-      named.set_value();
-    });
-    named.get_future().wait();
   }
 
   void stop_loops() {
