@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -117,7 +118,13 @@ TEST_SUITE("http.operations") {
       }
       return out;
     };
+    // The service answers once its first loop listens; the others open
+    // just after (each named before its port opens).
     auto before = loops();
+    for (int i = 0; i < 100 && before.size() < 3; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      before = loops();
+    }
     REQUIRE(before.size() == 3);
     // 240 connections (one per request) from 12 clients at once: the kernel
     // hashes each to one of the three listening sockets.
