@@ -6,6 +6,7 @@
 #include "http/exchange_impl.hpp"
 #include "http/metrics.hpp"
 #include "http/rate_limit.hpp"
+#include "http/services.hpp"
 #include "http/text_pool.hpp"
 
 #include <array>
@@ -37,8 +38,31 @@ std::string_view reason_of(int status) {
 
 } // namespace
 
+namespace {
+
+// The bit of a header name in request_view::header_bits_, the same for
+// every spelling of the name.
+std::uint64_t header_bit(std::string_view name) {
+  if (name.empty())
+    return 1;
+  auto fold = [](char c) { return static_cast<unsigned char>(c) | 0x20u; };
+  return std::uint64_t{1} << ((name.size() * 7 + fold(name.front()) +
+                               fold(name.back())) &
+                              63);
+}
+
+} // namespace
+
+void request_view::index_headers() {
+  header_bits_ = 0;
+  for (auto& h : headers)
+    header_bits_ |= header_bit(h.first);
+}
+
 std::optional<std::string_view>
 request_view::header(std::string_view name) const {
+  if (!(header_bits_ & header_bit(name)))
+    return std::nullopt;
   // Most clients send the canonical spelling the handlers ask for.
   for (auto& [k, v] : headers)
     if (k == name)
@@ -61,14 +85,27 @@ request_view::query_param(std::string_view name) const {
   return std::nullopt;
 }
 
-exchange::exchange(std::unique_ptr<impl> p) : impl_(std::move(p)) {
-  impl_->self = this;
+namespace {
+
+// An exchange with its state: one allocation with the shared count.
+struct exchange_with_state final : exchange {
+  exchange::impl s;
+
+  exchange_with_state() : exchange(s) { s.self = this; }
+  // Before `s` goes: the base class can no longer reach it.
+  ~exchange_with_state() { settle(); }
+};
+
+} // namespace
+
+std::shared_ptr<exchange> exchange::create() {
+  return std::make_shared<exchange_with_state>();
 }
 
-exchange::~exchange() {
+void exchange::settle() {
   // Everyone who could answer let go of the request: never leave a client
   // (and a connection slot) hanging.
-  if (impl_ && !impl_->done.load())
+  if (!impl_->done.load())
     fail(core::make_error(core::errc::internal, "request dropped unanswered"));
 }
 
@@ -80,8 +117,10 @@ const std::string& exchange::id() const {
   return impl_->id;
 }
 
-void exchange::on_answer(std::function<void(int)> f) {
-  impl_->answered = std::move(f);
+void exchange::record_usage(std::shared_ptr<const core::account::api_key> key,
+                            std::string address) {
+  impl_->usage_key = std::move(key);
+  impl_->usage_address = std::move(address);
 }
 
 void exchange::allow_origin(std::string origin) {
@@ -113,8 +152,8 @@ void add_headers(Out& out, exchange::impl& s, const response& r) {
     out.append_header("Content-Type", r.content_type);
   out.append_header("X-Request-Id", s.id);
   // Read here, not when the request came in: the window as it stands now.
-  if (!s.rate_set && s.limits)
-    s.rate = unmetered_rate(*s.limits, s.view);
+  if (!s.rate_set && s.svc)
+    s.rate = unmetered_rate(*s.svc, s.view);
   std::array<char, 24> buf;
   out.append_header("RateLimit-Limit", decimal(buf, s.rate.limit));
   out.append_header("RateLimit-Remaining", decimal(buf, s.rate.remaining));
@@ -162,8 +201,9 @@ double count_answer(exchange::impl& s, int status) {
                      .count();
   if (s.stats)
     s.stats->observe(s.route, status, elapsed);
-  if (s.answered)
-    s.answered(status);
+  if (s.usage_key)
+    s.svc->usage.record_key(std::move(s.usage_key), s.svc->now(), status == 200,
+                            0, std::move(s.usage_address));
   return elapsed;
 }
 

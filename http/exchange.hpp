@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -12,6 +13,10 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+namespace mailassay::core::account {
+struct api_key;
+} // namespace mailassay::core::account
 
 namespace mailassay::http {
 
@@ -31,11 +36,20 @@ struct request_view {
   std::vector<std::pair<std::string_view, std::string_view>> headers;
   std::map<std::string, std::string> params; ///< From the route pattern.
 
+  /// Notes which names `headers` holds, so that looking up one it does not
+  /// hold (most lookups) skips the walk; call after filling `headers`.
+  void index_headers();
+
   /// Returns the first header named `name` (case-insensitive).
   std::optional<std::string_view> header(std::string_view name) const;
 
   /// Returns the decoded query parameter `name`, if present.
   std::optional<std::string> query_param(std::string_view name) const;
+
+private:
+  /// A bit per name in `headers` (a hash of its length and first and last
+  /// letters); all set until index_headers() ran.
+  std::uint64_t header_bits_ = ~std::uint64_t{0};
 };
 
 /// A response to write.
@@ -93,8 +107,12 @@ class exchange : public std::enable_shared_from_this<exchange> {
 public:
   struct impl;
 
-  explicit exchange(std::unique_ptr<impl> p);
-  ~exchange();
+  /// A new exchange, its state made in the same allocation; http/server.cpp
+  /// fills the state before anyone else sees it.
+  static std::shared_ptr<exchange> create();
+
+  exchange(const exchange&) = delete;
+  exchange& operator=(const exchange&) = delete;
 
   /// The request.
   const request_view& request() const;
@@ -106,8 +124,11 @@ public:
   /// credential admitted that origin.
   void allow_origin(std::string origin);
 
-  /// Runs `f(status)` once the response is written (usage counting).
-  void on_answer(std::function<void(int)> f);
+  /// Counts the request in the usage of `key` once it is answered,
+  /// successful when answered 200 (docs/usage-stats.md); the recorder
+  /// hashes `address` off the I/O thread.
+  void record_usage(std::shared_ptr<const core::account::api_key> key,
+                    std::string address);
 
   /// Sets the values of the RateLimit headers of the response.
   void set_rate(rate_headers r);
@@ -139,8 +160,16 @@ public:
   /// The RESTinio side; for http/server.cpp only.
   impl& state() { return *impl_; }
 
+protected:
+  /// `state` lives in the derived object that create() makes.
+  explicit exchange(impl& state) : impl_(&state) {}
+  ~exchange() = default;
+
+  /// Answers 500 unless answered: everyone who could answer let go.
+  void settle();
+
 private:
-  std::unique_ptr<impl> impl_;
+  impl* impl_;
 };
 
 using exchange_ptr = std::shared_ptr<exchange>;

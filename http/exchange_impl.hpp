@@ -29,9 +29,9 @@ struct exchange::impl {
   std::chrono::steady_clock::time_point started;
   rate_headers rate;
   bool rate_set = false; ///< A handler set `rate` from its limiter check.
-  /// Source of the RateLimit headers when no handler set them; null keeps
-  /// `rate` as it is.
-  const services* limits = nullptr;
+  /// Source of the RateLimit headers when no handler set them (null keeps
+  /// `rate` as it is) and the usage recorder.
+  const services* svc = nullptr;
   metrics* stats = nullptr;
   std::atomic<std::int64_t>* in_flight = nullptr;
   std::atomic<bool> done{false};
@@ -54,8 +54,10 @@ struct exchange::impl {
   bool body_refused = false;
   /// The response closes the connection (`Connection: close`).
   bool close_connection = false;
-  std::string cors_origin;           ///< Echoed in Access-Control-Allow-Origin.
-  std::function<void(int)> answered; ///< See exchange::on_answer.
+  std::string cors_origin; ///< Echoed in Access-Control-Allow-Origin.
+  /// See exchange::record_usage; null when the request is not counted.
+  std::shared_ptr<const core::account::api_key> usage_key;
+  std::string usage_address;
 };
 
 /// The requests of one server waiting for their deadline, oldest first, and

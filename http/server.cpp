@@ -11,6 +11,8 @@
 #include "security/random.hpp"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <future>
 #include <pthread.h>
 #include <sys/resource.h>
@@ -83,11 +85,10 @@ bool fill_view(request_view& v, const restinio::request_handle_t& req,
   v.query = h.query();
   v.body = req->body();
   v.headers.reserve(h.fields_count());
-  bool refused = false;
-  for (const auto& f : h) {
-    refused = refused || is_refusal_marker(f.name());
+  for (const auto& f : h)
     v.headers.emplace_back(f.name(), f.value());
-  }
+  v.index_headers();
+  bool refused = v.header(refused_marker).has_value();
   if (auto* chunked = req->chunked_input_info())
     for (const auto& f : chunked->trailing_fields())
       refused = refused || is_refusal_marker(f.name());
@@ -145,7 +146,8 @@ struct server::impl {
 
   restinio::request_handling_status_t
   on_request(event_loop& loop, restinio::request_handle_t req) {
-    auto p = std::make_unique<exchange::impl>();
+    auto ex = exchange::create();
+    auto* p = &ex->state();
     p->started = std::chrono::steady_clock::now();
     p->body_refused = fill_view(p->view, req, svc);
     p->req = std::move(req);
@@ -156,16 +158,24 @@ struct server::impl {
     if (incoming && usable_request_id(*incoming))
       p->id = std::string{*incoming};
     else
-      p->id = id_prefix + "-" + std::to_string(++next_id);
+      p->id = fresh_request_id();
     // RateLimit-* of answers no limiter check decided (exchange::respond).
-    p->limits = &svc;
+    p->svc = &svc;
     auto m = match_route(p->view.method, p->view.path);
     p->route = m.found ? m.found->pattern : "unmatched";
     p->view.params = std::move(m.params);
     svc.in_flight++;
-    auto ex = std::make_shared<exchange>(std::move(p));
     dispatch(loop, ex, m);
     return restinio::request_accepted();
+  }
+
+  // "<prefix>-<n>": short enough to need no allocation.
+  std::string fresh_request_id() {
+    std::array<char, 40> buf;
+    auto* end = std::copy(id_prefix.begin(), id_prefix.end(), buf.data());
+    *end++ = '-';
+    end = std::to_chars(end, buf.data() + buf.size(), ++next_id).ptr;
+    return std::string(buf.data(), end);
   }
 
   void dispatch(event_loop& loop, const exchange_ptr& ex,

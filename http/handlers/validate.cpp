@@ -21,14 +21,7 @@ void allow_admitted_origin(const call& c, const uc::principal& who) {
 void count_usage(const call& c, const uc::principal& who, std::string email) {
   if (!who.key || !c.svc->cfg.limits.enabled)
     return;
-  // Buffered when the answer is written; the recorder hashes the address
-  // when it takes the buffer in, off the I/O thread. Called once, so the
-  // strings move on into the event.
-  c.ex->on_answer([svc = c.svc, key = who.key,
-                   email = std::move(email)](int status) mutable {
-    svc->usage.record_key(std::move(key), svc->now(), status == 200, 0,
-                          std::move(email));
-  });
+  c.ex->record_usage(who.key, std::move(email));
 }
 
 // Checks what the principal may ask for, then hands the request to a
