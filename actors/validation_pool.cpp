@@ -47,6 +47,16 @@ void validation_pool::submit(validate_job job) {
   caf::anon_send(pool_, std::move(job));
 }
 
+bool validation_pool::validate_now(const validation::request& req,
+                                   validation::result& r) {
+  gauges_->busy++;
+  bool done = validator_->validate_now(req, r);
+  gauges_->busy--;
+  if (done)
+    gauges_->done++;
+  return done;
+}
+
 void validation_pool::stop() {
   caf::anon_send_exit(pool_, caf::exit_reason::user_shutdown);
 }

@@ -39,6 +39,11 @@ public:
   /// off the I/O thread.
   void submit(validate_job job);
 
+  /// Validates `req` into `r` on the calling thread when it needs no
+  /// waiting (validator::validate_now); else returns false and the caller
+  /// submits it.
+  bool validate_now(const validation::request& req, validation::result& r);
+
   /// Occupancy counters for /metrics: `queued` counts jobs waiting in an
   /// actor's mailbox, `busy` the validations whose synchronous part is
   /// running (on an actor or a calling thread), `done` those that finished

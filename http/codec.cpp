@@ -783,6 +783,29 @@ public:
     at_ = nlohmann::detail::to_chars(at_, at_ + 64, v);
   }
 
+  /// Writes `std::round(v * 1000) / 1000` as number() would. Such a value
+  /// below 10^12 prints as its thousandths with trailing zeros dropped (the
+  /// shortest text that reads back as the same double, as nlohmann writes
+  /// it); without nlohmann's Grisu, a fifth of the instructions.
+  void thousandths(double v) {
+    double x = std::round(v * 1000);
+    if (!(x >= 0 && x < 1e15) || (x == 0 && std::signbit(x)))
+      return number(x / 1000);
+    auto k = static_cast<std::uint64_t>(x);
+    room(24);
+    at_ = std::to_chars(at_, end_, k / 1000).ptr;
+    *at_++ = '.';
+    auto frac = static_cast<unsigned>(k % 1000);
+    char digits[3] = {static_cast<char>('0' + frac / 100),
+                      static_cast<char>('0' + frac / 10 % 10),
+                      static_cast<char>('0' + frac % 10)};
+    std::size_t n = 3;
+    while (n > 1 && digits[n - 1] == '0')
+      --n;
+    std::memcpy(at_, digits, n);
+    at_ += n;
+  }
+
   void text_or_null(const std::string& s) {
     if (s.empty())
       null();
@@ -879,7 +902,7 @@ void write_validation_result(std::string& out,
     w.null();
   }
   w.raw(",\"durationMs\":");
-  w.number(std::round(r.duration_ms * 1000) / 1000);
+  w.thousandths(r.duration_ms);
   w.raw(",\"email\":");
   w.text(a.input);
   w.raw(",");
@@ -905,7 +928,7 @@ void write_validation_result(std::string& out,
     w.null();
   w.raw(",\"score\":");
   if (c.random)
-    w.number(std::round(c.random->score * 1000) / 1000);
+    w.thousandths(c.random->score);
   else
     w.null();
   w.raw("},\"reason\":");

@@ -30,9 +30,14 @@ void conclude(result& r, clock_type::time_point started) {
           .count();
 }
 
+// No DNS for what cannot be routed: bad syntax, or an IP literal.
+bool routable(const core::syntax::parsed_address& a) {
+  return a.valid && !a.ip_literal;
+}
+
 bool probeable(const result& r) {
   using core::dns::route_kind;
-  return r.address.valid && !r.address.ip_literal && r.route &&
+  return routable(r.address) && r.route &&
          (r.route->kind == route_kind::mx ||
           r.route->kind == route_kind::implicit_mx);
 }
@@ -127,11 +132,8 @@ void validator::validate_group(
   std::string domain;
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     result r;
-    r.address = core::syntax::parse(reqs[i].email, syntax_);
-    r.enrichment = reqs[i].toggles.enrichment;
-    r.checks =
-        core::validation::run_free_checks(*lists_, r.address, reqs[i].toggles);
-    if (!r.address.valid || r.address.ip_literal) {
+    check(reqs[i], r);
+    if (!routable(r.address)) {
       conclude(r, started);
       done(i, std::move(r));
       continue;
@@ -207,14 +209,31 @@ validator::validator(std::shared_ptr<const core::risk::lists> lists,
     : lists_(std::move(lists)), resolver_(std::move(resolver)),
       syntax_(syntax) {}
 
-void validator::validate(request req, result_callback done) const {
-  auto started = clock_type::now();
-  result r;
+void validator::check(const request& req, result& r) const {
   r.address = core::syntax::parse(req.email, syntax_);
   r.enrichment = req.toggles.enrichment;
   r.checks = core::validation::run_free_checks(*lists_, r.address, req.toggles);
-  // No DNS for what cannot be routed: bad syntax, or an IP literal.
-  if (!r.address.valid || r.address.ip_literal) {
+}
+
+bool validator::validate_now(const request& req, result& r) const {
+  if (req.smtp)
+    return false;
+  auto started = clock_type::now();
+  check(req, r);
+  if (routable(r.address)) {
+    r.route = resolver_->cached_route(r.address.ascii_domain);
+    if (!r.route)
+      return false;
+  }
+  conclude(r, started);
+  return true;
+}
+
+void validator::validate(request req, result_callback done) const {
+  auto started = clock_type::now();
+  result r;
+  check(req, r);
+  if (!routable(r.address)) {
     conclude(r, started);
     return done(std::move(r));
   }

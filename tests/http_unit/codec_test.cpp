@@ -80,21 +80,13 @@ std::optional<std::string> maybe_text(generator& g) {
 
 double some_double(generator& g) {
   static const std::vector<double> special = {
-      0.0,
-      -0.0,
-      1.0,
-      0.5,
-      0.1,
-      1e-7,
-      123456789.123456,
-      1e16,
-      1e-4,
-      2.5e-5,
+      0.0, -0.0, 1.0, 0.5, 0.1, 1e-7, 123456789.123456, 1e16, 1e-4, 2.5e-5,
       std::numeric_limits<double>::quiet_NaN(),
-      std::numeric_limits<double>::infinity(),
-      0.3335,
-      0.9995,
-      17.0};
+      std::numeric_limits<double>::infinity(), 0.3335, 0.9995, 17.0,
+      // Around the thousandths writer's edges: rounding to zero (either
+      // sign), the first thousandth, the largest values it writes itself.
+      0.0004, -0.0004, 0.0005, -1.5, 123.4565, 999999999999.999,
+      999999999999.9996, 1e12};
   if (g.chance(30))
     return g.pick(special);
   return double(g.next() % 100000000) / double(1 + g.below(100000));

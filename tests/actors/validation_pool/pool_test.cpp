@@ -100,6 +100,42 @@ TEST_SUITE("actors.validation_pool") {
     CHECK(f.pool->gauges().done == 2);
   }
 
+  TEST_CASE("validate_now answers what needs no waiting, and only that") {
+    fixture f;
+    actors::validation::request req;
+    req.email = "not-an-address";
+    actors::validation::result bad;
+    REQUIRE(f.pool->validate_now(req, bad));
+    CHECK_FALSE(bad.address.valid);
+    CHECK(bad.verdict.reason == "invalid_syntax");
+    CHECK(f.pool->gauges().done == 1);
+
+    // Not cached yet: nothing, and nothing counted as done.
+    req.email = "jane@cached.test";
+    actors::validation::result miss;
+    CHECK_FALSE(f.pool->validate_now(req, miss));
+    CHECK(f.pool->gauges().done == 1);
+    CHECK(f.pool->gauges().busy == 0);
+
+    // Once the route is cached, the same answer as submit gives.
+    auto [_, submitted] = f.run("jane@cached.test");
+    actors::validation::result now;
+    REQUIRE(f.pool->validate_now(req, now));
+    REQUIRE(now.route != nullptr);
+    CHECK(now.route->kind == core::dns::route_kind::mx);
+    CHECK(now.verdict.state == submitted.result.verdict.state);
+    CHECK(now.verdict.score == submitted.result.verdict.score);
+    CHECK(now.verdict.reason == submitted.result.verdict.reason);
+
+    // SMTP always goes through submit (credits, the prober's actors).
+    req.smtp = true;
+    actors::validation::result smtp;
+    CHECK_FALSE(f.pool->validate_now(req, smtp));
+    req.email = "not-an-address";
+    actors::validation::result smtp_bad;
+    CHECK_FALSE(f.pool->validate_now(req, smtp_bad));
+  }
+
   TEST_CASE("a validation with SMTP goes to a validation actor") {
     fixture f;
     // Cached, so only the hop can move it off this thread (no prober here:
