@@ -2,6 +2,7 @@
 
 #include "core/base/ascii.hpp"
 #include "core/base/time_format.hpp"
+#include "http/text_cursor.hpp"
 #include "http/text_pool.hpp"
 
 #include <algorithm>
@@ -707,30 +708,10 @@ namespace {
 // Writes JSON text the way nlohmann's `dump()` does (no indentation,
 // ensure_ascii off, strict UTF-8); the caller writes object keys in sorted
 // order, as nlohmann's `std::map` objects do.
-// Appends JSON to a string through a cursor into room reserved ahead, so a
-// literal is one fixed-size copy: the ~70 pieces of a result cost a third of
-// what one std::string::append each did. The string has its final size
-// again when the writer goes.
-class json_writer {
+class json_writer : public text_cursor {
 public:
-  explicit json_writer(std::string& out) : out_(out) {
-    auto used = out_.size();
-    out_.resize(used + ahead);
-    at_ = out_.data() + used;
-    end_ = out_.data() + out_.size();
-  }
-
-  ~json_writer() { out_.resize(static_cast<std::size_t>(at_ - out_.data())); }
-
-  json_writer(const json_writer&) = delete;
-  json_writer& operator=(const json_writer&) = delete;
-
-  template <std::size_t N>
-  [[gnu::always_inline]] void raw(const char (&s)[N]) {
-    put(s, N - 1);
-  }
-
-  void raw(std::string_view s) { put(s.data(), s.size()); }
+  // Most results fit in the first room made.
+  explicit json_writer(std::string& out) : text_cursor(out, 1536) {}
 
   void text(std::string_view s) {
     if (!written_as_is(s)) {
@@ -768,12 +749,6 @@ public:
       raw("}");
     }
     raw("]");
-  }
-
-  template <class Int>
-  void integer(Int v) {
-    room(24);
-    at_ = std::to_chars(at_, end_, v).ptr;
   }
 
   void number(double v) {
@@ -826,35 +801,6 @@ public:
     else
       null();
   }
-
-private:
-  [[gnu::always_inline]] void put(const char* s, std::size_t n) {
-    room(n);
-    std::memcpy(at_, s, n);
-    at_ += n;
-  }
-
-  // Makes room for `n` more bytes at the cursor.
-  [[gnu::always_inline]] void room(std::size_t n) {
-    if (static_cast<std::size_t>(end_ - at_) < n) [[unlikely]]
-      grow(n);
-  }
-
-  [[gnu::noinline]] void grow(std::size_t n) {
-    auto used = static_cast<std::size_t>(at_ - out_.data());
-    out_.resize(used + n + ahead);
-    at_ = out_.data() + used;
-    end_ = out_.data() + out_.size();
-  }
-
-  // Bytes made room for at a time: most results fit in one go. (A string
-  // already larger, such as an export page, only grows by this much:
-  // resize fills the room it adds.)
-  static constexpr std::size_t ahead = 1536;
-
-  std::string& out_;
-  char* at_;
-  char* end_;
 };
 
 } // namespace

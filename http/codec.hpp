@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -24,8 +25,15 @@ namespace accounts = actors::accounts;
 /// character, quote or backslash (what nlohmann escapes). The direct
 /// writers' fast path; anything else goes through nlohmann.
 inline bool written_as_is(std::string_view s) {
+  // One load per byte instead of four comparisons.
+  static constexpr auto plain = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0x20; c < 0x80; ++c)
+      t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+    return t;
+  }();
   for (unsigned char c : s)
-    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
+    if (!plain[c])
       return false;
   return true;
 }

@@ -7,6 +7,7 @@
 #include "http/metrics.hpp"
 #include "http/rate_limit.hpp"
 #include "http/services.hpp"
+#include "http/text_cursor.hpp"
 #include "http/text_pool.hpp"
 
 #include <array>
@@ -185,9 +186,12 @@ struct builder_headers {
 // Connection and Content-Length, as RESTinio's create_header_string orders
 // them), without a string pair per header.
 struct head_text {
-  std::string& out;
+  text_cursor& out;
   void append_header(std::string_view name, std::string_view value) {
-    out.append(name).append(": ").append(value).append("\r\n");
+    out.raw(name);
+    out.raw(": ");
+    out.raw(value);
+    out.raw("\r\n");
   }
   // The Connection field was written before, from close_connection.
   void connection_close() {}
@@ -242,27 +246,34 @@ void exchange::respond(response r) {
   // RESTinio's response builder hands it, without the builder's string pair
   // per field and second copy of the head.
   auto text = text_pool::take();
-  text.reserve(320 + r.body.size());
-  std::array<char, 24> buf;
-  if (r.status == 200) {
-    text.append("HTTP/1.1 200 OK\r\n");
-  } else {
-    text.append("HTTP/1.1 ").append(decimal(buf, r.status)).append(" ");
-    text.append(reason_of(r.status)).append("\r\n");
-  }
-  // Connection and Content-Length first, where RESTinio puts them.
   bool keep_alive = s.req->header().should_keep_alive() && !s.close_connection;
-  text.append(keep_alive ? "Connection: keep-alive\r\n"
-                         : "Connection: close\r\n");
-  if (r.status != 204)
-    text.append("Content-Length: ")
-        .append(decimal(buf, static_cast<std::int64_t>(r.body.size())))
-        .append("\r\n");
-  head_text head{text};
-  add_headers(head, s, r);
-  text.append("\r\n");
-  if (r.status != 204)
-    text.append(r.body);
+  {
+    text_cursor out{text, 320 + r.body.size()};
+    if (r.status == 200) {
+      out.raw("HTTP/1.1 200 OK\r\n");
+    } else {
+      out.raw("HTTP/1.1 ");
+      out.integer(r.status);
+      out.raw(" ");
+      out.raw(reason_of(r.status));
+      out.raw("\r\n");
+    }
+    // Connection and Content-Length first, where RESTinio puts them.
+    if (keep_alive)
+      out.raw("Connection: keep-alive\r\n");
+    else
+      out.raw("Connection: close\r\n");
+    if (r.status != 204) {
+      out.raw("Content-Length: ");
+      out.integer(r.body.size());
+      out.raw("\r\n");
+    }
+    head_text head{out};
+    add_headers(head, s, r);
+    out.raw("\r\n");
+    if (r.status != 204)
+      out.raw(r.body);
+  }
   text_pool::give(std::move(r.body));
   auto elapsed = count_answer(s, r.status);
   restinio::writable_items_container_t parts;

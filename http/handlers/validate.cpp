@@ -29,18 +29,21 @@ void count_usage(const call& c, const uc::principal& who, std::string email) {
 void run_validation(const call& c, const uc::principal& who,
                     core::expected<codec::validation_input> in) {
   allow_admitted_origin(c, who);
-  count_usage(c, who, in ? in->email : std::string{});
-  if (!in)
+  if (!in) {
+    count_usage(c, who, {});
     return c.ex->fail(in.error_value());
+  }
   actors::validation::request req;
   req.email = std::move(in->email);
   req.timeout_ms = in->timeout_ms;
   if (who.key) {
     const auto& cfg = who.key->config;
-    if (in->smtp && !cfg.smtp)
+    if (in->smtp && !cfg.smtp) {
+      count_usage(c, who, std::move(req.email));
       return c.ex->fail(core::make_error(
           core::errc::forbidden,
           "SMTP verification is not enabled for this API key (config.smtp)"));
+    }
     req.toggles = {cfg.disposable, cfg.role_account, cfg.random_detection,
                    cfg.enrichment};
   }
@@ -54,9 +57,14 @@ void run_validation(const call& c, const uc::principal& who,
       return c.ex->fail(*r.refused);
     c.ex->json(200, codec::validation_result_text(r));
   };
-  // Most answers need no waiting: no callback to build for them.
-  if (actors::validation::result now; c.svc->validation.validate_now(req, now))
+  // Most answers need no waiting: no callback to build for them, and the
+  // address moves on into the usage record.
+  if (actors::validation::result now;
+      c.svc->validation.validate_now(req, now)) {
+    count_usage(c, who, std::move(req.email));
     return answer(c, now);
+  }
+  count_usage(c, who, req.email);
   c.svc->validation.submit(
       {std::move(req),
        [c, answer](actors::validation::result&& r) { answer(c, r); }});
