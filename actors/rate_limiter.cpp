@@ -6,7 +6,9 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <mutex>
+#include <string_view>
 
 namespace mailassay::actors {
 
@@ -17,6 +19,14 @@ using core::limits::millis;
 using core::limits::multi_window;
 using core::limits::token_bucket;
 using core::limits::window_spec;
+
+// Hashes a key id given as a string or a view alike (transparent lookup).
+struct text_hash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const {
+    return std::hash<std::string_view>{}(s);
+  }
+};
 
 // Up to 1 IP + 3 key windows + device + widget IP buckets per check.
 template <class Bucket>
@@ -106,7 +116,10 @@ struct limiter_tables {
       : ip(o.max_ip_buckets), keys(o.max_key_buckets),
         device(o.max_device_buckets), widget_ip(o.max_widget_ip_buckets) {}
   core::limits::bucket_table<std::string> ip;
-  core::limits::bucket_table<std::string, core::limits::multi_window> keys;
+  // Looked up by the key id's view: no copy per check.
+  core::limits::bucket_table<std::string, core::limits::multi_window, text_hash,
+                             std::equal_to<>>
+      keys;
   core::limits::bucket_table<std::string> device;
   core::limits::bucket_table<std::string> widget_ip;
 };

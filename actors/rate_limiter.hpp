@@ -30,7 +30,9 @@ struct ip_scope {
 /// An API key's scope: its limits travel with each request because they can
 /// change at any time; a change applies to that very request.
 struct key_scope {
-  std::string key_id;
+  /// Borrowed: the caller keeps the key (a key cache entry) until the
+  /// decision, as a request to the actor waits for its answer.
+  std::string_view key_id;
   core::account::rate_limits limits; ///< nullopt / <= 0 = unlimited.
 };
 

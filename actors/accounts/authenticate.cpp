@@ -33,7 +33,6 @@ expected<principal> admit_key(std::shared_ptr<const acc::api_key> key,
   }
   principal p;
   p.type = principal::kind::api_key;
-  p.organization_id = key->organization_id;
   p.key = std::move(key);
   return p;
 }
@@ -71,7 +70,7 @@ expected<principal> user_principal(account_env& env, const credentials& c) {
     return unauthorized();
   principal p;
   p.type = principal::kind::user;
-  p.organization_id = m->organization_id;
+  p.user_organization_id = m->organization_id;
   p.user_id = m->person.id;
   p.role = m->member_role;
   return p;

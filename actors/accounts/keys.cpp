@@ -27,7 +27,7 @@ expected<created_key> create_key(account_env& env, const principal& who,
   auto secret = security::generate_api_key(in.test);
   acc::api_key key;
   key.id = security::new_id("key");
-  key.organization_id = who.organization_id;
+  key.organization_id = who.organization_id();
   key.name = in.name;
   key.key_hash = secret.hash;
   key.prefix = secret.prefix;
@@ -52,12 +52,12 @@ acc::rate_limits default_key_limits(const config::settings& cfg) {
 
 expected<std::vector<acc::api_key>> list_keys(account_env& env,
                                               const principal& who) {
-  return env.db.list_api_keys(who.organization_id);
+  return env.db.list_api_keys(who.organization_id());
 }
 
 expected<acc::api_key> get_key(account_env& env, const principal& who,
                                const std::string& key_id) {
-  return env.db.get_api_key(who.organization_id, key_id);
+  return env.db.get_api_key(who.organization_id(), key_id);
 }
 
 expected<acc::api_key> update_key(account_env& env, const principal& who,
@@ -67,7 +67,7 @@ expected<acc::api_key> update_key(account_env& env, const principal& who,
     return std::move(ok).error_value();
   auto u = patch.fields;
   if (patch.config) {
-    auto current = env.db.get_api_key(who.organization_id, key_id);
+    auto current = env.db.get_api_key(who.organization_id(), key_id);
     if (!current)
       return current;
     auto c = current->config;
@@ -79,7 +79,8 @@ expected<acc::api_key> update_key(account_env& env, const principal& who,
     c.random_detection = p.random_detection.value_or(c.random_detection);
     u.config = c;
   }
-  auto updated = env.db.update_api_key(who.organization_id, key_id, u, env.now);
+  auto updated =
+      env.db.update_api_key(who.organization_id(), key_id, u, env.now);
   if (updated)
     env.keys.erase(updated->key_hash); // the next request sees the change
   return updated;
@@ -89,13 +90,14 @@ expected<acc::api_key> set_key_status(account_env& env, const principal& who,
                                       const std::string& key_id,
                                       acc::key_status status) {
   if (auto ok = check_manager(who, status == acc::key_status::active
-                                     ? "reactivate API keys"
-                                     : "revoke API keys");
+                                       ? "reactivate API keys"
+                                       : "revoke API keys");
       !ok)
     return std::move(ok).error_value();
   storage::api_key_update u;
   u.status = status;
-  auto updated = env.db.update_api_key(who.organization_id, key_id, u, env.now);
+  auto updated =
+      env.db.update_api_key(who.organization_id(), key_id, u, env.now);
   if (updated)
     env.keys.erase(updated->key_hash);
   return updated;
@@ -105,23 +107,24 @@ expected<unit> delete_key(account_env& env, const principal& who,
                           const std::string& key_id) {
   if (auto ok = check_manager(who, "delete API keys"); !ok)
     return ok;
-  auto key = env.db.get_api_key(who.organization_id, key_id);
+  auto key = env.db.get_api_key(who.organization_id(), key_id);
   if (!key)
     return std::move(key).error_value();
-  auto ok = env.db.delete_api_key(who.organization_id, key_id);
+  auto ok = env.db.delete_api_key(who.organization_id(), key_id);
   if (ok)
     env.keys.erase(key->key_hash);
   return ok;
 }
 
 expected<acc::credit_balance> balance(account_env& env, const principal& who) {
-  return env.db.get_balance(who.organization_id);
+  return env.db.get_balance(who.organization_id());
 }
 
-expected<std::vector<acc::credit_entry>>
-transactions(account_env& env, const principal& who, std::int64_t limit,
-             std::int64_t before_id) {
-  return env.db.list_credit_entries(who.organization_id, limit, before_id);
+expected<std::vector<acc::credit_entry>> transactions(account_env& env,
+                                                      const principal& who,
+                                                      std::int64_t limit,
+                                                      std::int64_t before_id) {
+  return env.db.list_credit_entries(who.organization_id(), limit, before_id);
 }
 
 } // namespace mailassay::actors::accounts

@@ -1,11 +1,11 @@
-#include <algorithm>
-#include <cctype>
-
 #include "actors/accounts/use_cases.hpp"
-#include "core/base/ascii.hpp"
 #include "core/account/permissions.hpp"
+#include "core/base/ascii.hpp"
 #include "security/password.hpp"
 #include "security/random.hpp"
+
+#include <algorithm>
+#include <cctype>
 
 namespace mailassay::actors::accounts {
 
@@ -21,7 +21,7 @@ expected<acc::member> member_of(account_env& env, const principal& who,
   auto m = env.db.find_member(user_id);
   if (!m)
     return m;
-  if (m->organization_id != who.organization_id)
+  if (m->organization_id != who.organization_id())
     return make_error(errc::not_found, "Member not found");
   return m;
 }
@@ -29,7 +29,7 @@ expected<acc::member> member_of(account_env& env, const principal& who,
 } // namespace
 
 expected<me_view> me(account_env& env, const principal& who) {
-  auto org = env.db.get_organization(who.organization_id);
+  auto org = env.db.get_organization(who.organization_id());
   if (!org)
     return std::move(org).error_value();
   me_view view{who, std::nullopt, std::move(*org)};
@@ -44,13 +44,13 @@ expected<me_view> me(account_env& env, const principal& who) {
 
 expected<organization_view> organization(account_env& env,
                                          const principal& who) {
-  auto org = env.db.get_organization(who.organization_id);
+  auto org = env.db.get_organization(who.organization_id());
   if (!org)
     return std::move(org).error_value();
-  auto members = env.db.list_members(who.organization_id);
+  auto members = env.db.list_members(who.organization_id());
   if (!members)
     return std::move(members).error_value();
-  auto bal = env.db.get_balance(who.organization_id);
+  auto bal = env.db.get_balance(who.organization_id());
   if (!bal)
     return std::move(bal).error_value();
   return organization_view{std::move(*org),
@@ -60,7 +60,7 @@ expected<organization_view> organization(account_env& env,
 
 expected<std::vector<acc::member>> list_members(account_env& env,
                                                 const principal& who) {
-  return env.db.list_members(who.organization_id);
+  return env.db.list_members(who.organization_id());
 }
 
 expected<acc::member> add_member(account_env& env, const principal& who,
@@ -78,17 +78,17 @@ expected<acc::member> add_member(account_env& env, const principal& who,
   person.created_at = env.now;
   if (person.password_hash.empty())
     return make_error(errc::internal, "password hashing failed");
-  if (auto ok = env.db.add_member(who.organization_id, person, in.role); !ok) {
+  if (auto ok = env.db.add_member(who.organization_id(), person, in.role);
+      !ok) {
     if (ok.error_value().code == errc::conflict)
       return make_error(errc::conflict,
                         "An account with this email already exists");
     return std::move(ok).error_value();
   }
-  return acc::member{std::move(person), who.organization_id, in.role};
+  return acc::member{std::move(person), who.organization_id(), in.role};
 }
 
-expected<acc::member> change_member_role(account_env& env,
-                                         const principal& who,
+expected<acc::member> change_member_role(account_env& env, const principal& who,
                                          const std::string& user_id,
                                          acc::role r) {
   if (!acc::may_manage_members(who.role))
@@ -100,7 +100,8 @@ expected<acc::member> change_member_role(account_env& env,
   if (!acc::may_assign_role(who.role, target->member_role, r))
     return make_error(errc::forbidden,
                       "Only owners can create, change or demote owners");
-  if (auto ok = env.db.update_member_role(who.organization_id, user_id, r); !ok)
+  if (auto ok = env.db.update_member_role(who.organization_id(), user_id, r);
+      !ok)
     return std::move(ok).error_value();
   target->member_role = r;
   return target;
@@ -114,10 +115,9 @@ expected<unit> remove_member(account_env& env, const principal& who,
   auto target = member_of(env, who, user_id);
   if (!target)
     return std::move(target).error_value();
-  if (!acc::may_assign_role(who.role, target->member_role,
-                            target->member_role))
+  if (!acc::may_assign_role(who.role, target->member_role, target->member_role))
     return make_error(errc::forbidden, "Only owners can remove owners");
-  return env.db.remove_member(who.organization_id, user_id);
+  return env.db.remove_member(who.organization_id(), user_id);
 }
 
 } // namespace mailassay::actors::accounts

@@ -1,6 +1,3 @@
-#include <algorithm>
-#include <cctype>
-
 #include "actors/accounts/use_cases.hpp"
 #include "core/base/ascii.hpp"
 #include "security/api_key_secret.hpp"
@@ -8,6 +5,9 @@
 #include "security/jwt.hpp"
 #include "security/password.hpp"
 #include "security/random.hpp"
+
+#include <algorithm>
+#include <cctype>
 
 namespace mailassay::actors::accounts {
 
@@ -59,8 +59,7 @@ expected<session> open_session(account_env& env, const acc::member& m,
 expected<session> signup(account_env& env, const signup_input& in) {
   if (!env.cfg.auth.signup_enabled)
     return make_error(errc::forbidden, "Sign-up is disabled on this server");
-  acc::organization org{security::new_id("org"), in.organization_name,
-                        env.now};
+  acc::organization org{security::new_id("org"), in.organization_name, env.now};
   acc::user owner;
   owner.id = security::new_id("usr");
   owner.email = core::ascii_lower(in.email);
@@ -70,7 +69,7 @@ expected<session> signup(account_env& env, const signup_input& in) {
   if (owner.password_hash.empty())
     return make_error(errc::internal, "password hashing failed");
   auto created = env.db.create_organization(
-    org, owner, env.cfg.credits.signup_grant, env.now);
+      org, owner, env.cfg.credits.signup_grant, env.now);
   if (!created) {
     if (created.error_value().code == errc::conflict)
       return make_error(errc::conflict,
@@ -104,8 +103,8 @@ expected<session> refresh(account_env& env, const std::string& token) {
   }
   if (row->revoked || row->expires_at <= env.now)
     return unauthorized();
-  auto spent = row->spent ? expected<bool>{false}
-                          : env.db.spend_refresh_token(row->id);
+  auto spent =
+      row->spent ? expected<bool>{false} : env.db.spend_refresh_token(row->id);
   if (!spent)
     return std::move(spent).error_value();
   if (!*spent) {

@@ -34,12 +34,18 @@ struct credentials {
 /// organization.
 struct principal {
   enum class kind { user, api_key } type = kind::user;
-  std::string organization_id;
   std::string user_id;                ///< Users only.
   acc::role role = acc::role::member; ///< Users only.
+  /// Users only; a key carries its own (no copy per request).
+  std::string user_organization_id;
   /// API keys only; shared with the key cache, which never changes an
   /// entry in place (a refresh replaces it).
   std::shared_ptr<const acc::api_key> key;
+
+  /// The organization acting.
+  const std::string& organization_id() const {
+    return key ? key->organization_id : user_organization_id;
+  }
 };
 
 /// Everything a use case may touch; built per job by a storage worker.

@@ -28,8 +28,11 @@ namespace mailassay::core::limits {
 /// `std::string` keys, `token_bucket`): ~142 bytes for IPv4 texts, ~190
 /// bytes for long IPv6 texts, so 100000 entries take 14-19 MB.
 ///
-/// `Bucket` needs `bool is_full(millis now) const`.
-template <class Key, class Bucket = token_bucket, class Hash = std::hash<Key>>
+/// `Bucket` needs `bool is_full(millis now) const`. With a transparent
+/// `Hash` and `Equal` (is_transparent), lookups take any type they accept,
+/// e.g. a `std::string_view` for `std::string` keys: no key copy per lookup.
+template <class Key, class Bucket = token_bucket, class Hash = std::hash<Key>,
+          class Equal = std::equal_to<Key>>
 class bucket_table {
 public:
   /// Entries examined for a full bucket when an insert must evict.
@@ -43,7 +46,8 @@ public:
   bucket_table& operator=(const bucket_table&) = delete;
 
   /// Returns the bucket of `key` (marking it most recently used) or null.
-  Bucket* find(const Key& key) {
+  template <class K>
+  Bucket* find(const K& key) {
     auto it = map_.find(key);
     if (it == map_.end())
       return nullptr;
@@ -53,13 +57,14 @@ public:
 
   /// Returns the bucket of `key`, creating it with `make()` (evicting one
   /// entry first when the table is full); marks it most recently used.
-  template <class Make>
-  Bucket& find_or_insert(const Key& key, millis now, Make&& make) {
+  template <class K, class Make>
+  Bucket& find_or_insert(const K& key, millis now, Make&& make) {
     if (auto* found = find(key))
       return *found;
     if (map_.size() >= max_size_)
       evict_one(now);
-    auto [it, _] = map_.emplace(key, slot{make(), nullptr, nullptr, nullptr});
+    auto [it, _] =
+        map_.emplace(Key(key), slot{make(), nullptr, nullptr, nullptr});
     it->second.key = &it->first;
     push_front(&it->second);
     return it->second.bucket;
@@ -67,13 +72,15 @@ public:
 
   /// Returns the bucket of `key` or null, without marking it used (a
   /// read for headers must not keep an idle bucket alive).
-  const Bucket* peek(const Key& key) const {
+  template <class K>
+  const Bucket* peek(const K& key) const {
     auto it = map_.find(key);
     return it == map_.end() ? nullptr : &it->second.bucket;
   }
 
   /// Removes `key`; returns whether it was there.
-  bool erase(const Key& key) {
+  template <class K>
+  bool erase(const K& key) {
     auto it = map_.find(key);
     if (it == map_.end())
       return false;
@@ -206,7 +213,7 @@ private:
   }
 
   std::size_t max_size_;
-  std::unordered_map<Key, slot, Hash> map_;
+  std::unordered_map<Key, slot, Hash, Equal> map_;
   slot* head_ = nullptr;   // most recently used
   slot* tail_ = nullptr;   // least recently used
   slot* cursor_ = nullptr; // next entry a sweep pass examines

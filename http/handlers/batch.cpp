@@ -194,7 +194,7 @@ void with_job(call c, F f) {
   with_principal(c, false,
                  [c, id, f = std::move(f)](uc::account_env& env,
                                            const uc::principal& who) {
-                   auto j = env.db.get_batch_job(who.organization_id, id);
+                   auto j = env.db.get_batch_job(who.organization_id(), id);
                    if (!j)
                      return c.ex->fail(j.error_value());
                    f(env, *j);
@@ -294,7 +294,7 @@ void handle_batch_upload(call c) {
       return c.ex->fail(read.error_value());
     job j;
     j.id = "job_" + security::random_base62(20);
-    j.organization_id = who.organization_id;
+    j.organization_id = who.organization_id();
     j.status = job_status::queued;
     j.file_name = in->file_name;
     j.smtp = in->smtp;
@@ -319,7 +319,7 @@ void handle_batch_upload(call c) {
 
 void handle_list_batches(call c) {
   with_principal(c, false, [c](uc::account_env& env, const uc::principal& who) {
-    auto jobs = env.db.list_batch_jobs(who.organization_id, 100);
+    auto jobs = env.db.list_batch_jobs(who.organization_id(), 100);
     if (!jobs)
       return c.ex->fail(jobs.error_value());
     auto out = codec::json::array();
@@ -339,7 +339,7 @@ void handle_cancel_batch(call c) {
   auto id = c.req().params.at("jobId");
   with_principal(
       c, false, [c, id](uc::account_env& env, const uc::principal& who) {
-        auto j = env.db.cancel_batch_job(who.organization_id, id, env.now);
+        auto j = env.db.cancel_batch_job(who.organization_id(), id, env.now);
         if (!j) {
           auto e = j.error_value();
           if (e.code == core::errc::conflict)

@@ -51,7 +51,7 @@ void run_validation(const call& c, const uc::principal& who,
   // SMTP server answered (docs/smtp.md); 402 when the balance is short.
   req.smtp = in->smtp;
   if (req.smtp)
-    req.organization_id = who.organization_id;
+    req.organization_id = who.organization_id();
   auto answer = [](const call& c, const actors::validation::result& r) {
     if (r.refused)
       return c.ex->fail(*r.refused);

@@ -3,7 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 using namespace mailassay::core::limits;
 using namespace std::chrono_literals;
@@ -30,6 +32,30 @@ token_bucket& take_for(bucket_table<std::string>& table, const std::string& key,
 } // namespace
 
 TEST_SUITE("core.limits.bucket_table") {
+  TEST_CASE("a table with a transparent hash looks keys up by view") {
+    struct view_hash {
+      using is_transparent = void;
+      std::size_t operator()(std::string_view s) const {
+        return std::hash<std::string_view>{}(s);
+      }
+    };
+    bucket_table<std::string, token_bucket, view_hash, std::equal_to<>> table(
+        10);
+    std::string id = "key-1234";
+    std::string_view view = id;
+    auto& b = table.find_or_insert(
+        view, t0, [&] { return token_bucket(per_minute_100, t0); });
+    b.take(t0, 40);
+    // The table holds its own copy of the key: the viewed text can go.
+    id.assign("something-else");
+    CHECK(table.find(std::string_view{"key-1234"}) == &b);
+    CHECK(table.peek(std::string_view{"key-1234"}) == &b);
+    CHECK(table.find(std::string_view{"something-else"}) == nullptr);
+    CHECK(table.size() == 1);
+    CHECK(table.erase(std::string_view{"key-1234"}));
+    CHECK(table.size() == 0);
+  }
+
   TEST_CASE("a flood of 100000 distinct keys stays within the bound") {
     bucket_table<std::string> table(1000);
     for (int i = 0; i < 100000; ++i) {
