@@ -20,8 +20,11 @@ std::string ascii_lower(std::string_view s) {
 bool ascii_iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size())
     return false;
+  // Most texts compared arrive spelled as expected: one memcmp.
+  if (a == b)
+    return true;
   for (size_t i = 0; i < a.size(); ++i)
-    if (lower(a[i]) != lower(b[i]))
+    if (a[i] != b[i] && lower(a[i]) != lower(b[i]))
       return false;
   return true;
 }

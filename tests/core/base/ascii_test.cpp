@@ -1,0 +1,38 @@
+#include "core/base/ascii.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using mailassay::core::ascii_iequals;
+using mailassay::core::ascii_lower;
+
+TEST_SUITE("core.base.ascii") {
+  TEST_CASE("ascii_iequals ignores the case of ASCII letters only") {
+    CHECK(ascii_iequals("application/json", "application/json"));
+    CHECK(ascii_iequals("Application/JSON", "application/json"));
+    CHECK(ascii_iequals("X-REQUEST-ID", "x-request-id"));
+    CHECK(ascii_iequals("", ""));
+    CHECK_FALSE(ascii_iequals("application/json", "application/jsom"));
+    CHECK_FALSE(ascii_iequals("application/json", "application/json "));
+    CHECK_FALSE(ascii_iequals("abc", "ab"));
+    // Only A-Z fold: '@' and '`' sit 0x20 apart but are different.
+    CHECK_FALSE(ascii_iequals("@", "`"));
+    CHECK_FALSE(ascii_iequals("[", "{"));
+    // Bytes above ASCII compare as they are.
+    CHECK(ascii_iequals("\xc3\x89", "\xc3\x89"));
+    CHECK_FALSE(ascii_iequals("\xc3\x89", "\xc3\xa9"));
+  }
+
+  TEST_CASE("ascii_iequals agrees with comparing lower-cased copies") {
+    // Every pair of bytes, in the middle of otherwise equal texts.
+    for (int x = 0; x < 256; ++x)
+      for (int y = 0; y < 256; ++y) {
+        std::string a = "ab";
+        std::string b = "ab";
+        a.insert(a.begin() + 1, static_cast<char>(x));
+        b.insert(b.begin() + 1, static_cast<char>(y));
+        REQUIRE(ascii_iequals(a, b) == (ascii_lower(a) == ascii_lower(b)));
+      }
+  }
+}
