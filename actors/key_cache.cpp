@@ -5,8 +5,7 @@
 namespace mailassay::actors {
 
 key_cache::key_cache(std::size_t capacity, std::int64_t max_age)
-  : capacity_(capacity), max_age_(max_age) {
-}
+    : capacity_(capacity), max_age_(max_age) {}
 
 std::shared_ptr<const core::account::api_key>
 key_cache::find(const std::string& key_hash, std::int64_t now) const {
@@ -35,6 +34,21 @@ void key_cache::put(const core::account::api_key& key, std::int64_t now) {
 void key_cache::erase(const std::string& key_hash) {
   std::unique_lock guard{mtx_};
   entries_.erase(key_hash);
+}
+
+std::shared_ptr<const core::account::organization>
+key_cache::find_organization(const std::string& id) const {
+  std::shared_lock guard{mtx_};
+  auto i = organizations_.find(id);
+  return i == organizations_.end() ? nullptr : i->second;
+}
+
+void key_cache::put_organization(const core::account::organization& org) {
+  std::unique_lock guard{mtx_};
+  if (organizations_.size() >= capacity_ && !organizations_.count(org.id))
+    organizations_.erase(organizations_.begin());
+  organizations_.insert_or_assign(
+      org.id, std::make_shared<const core::account::organization>(org));
 }
 
 std::size_t key_cache::size() const {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/account/records.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -7,11 +9,10 @@
 #include <string>
 #include <unordered_map>
 
-#include "core/account/records.hpp"
-
 namespace mailassay::actors {
 
-/// API keys by secret hash, shared by every actor that authenticates.
+/// API keys by secret hash, and their organizations, shared by every
+/// actor that authenticates.
 ///
 /// Reads never block on storage: a miss is resolved by a storage worker,
 /// which then `put`s the row. Writers (revoke, update, delete) `erase` at
@@ -37,6 +38,15 @@ public:
   /// Returns the number of cached keys.
   std::size_t size() const;
 
+  /// Returns the organization `id` if cached. An organization never changes
+  /// once created (and is never deleted), so an entry never goes stale.
+  std::shared_ptr<const core::account::organization>
+  find_organization(const std::string& id) const;
+
+  /// Remembers an organization read from storage (at most `capacity` of
+  /// them, like keys).
+  void put_organization(const core::account::organization& org);
+
 private:
   struct entry {
     std::shared_ptr<const core::account::api_key> key;
@@ -46,6 +56,9 @@ private:
   std::int64_t max_age_;
   mutable std::shared_mutex mtx_;
   std::unordered_map<std::string, entry> entries_;
+  std::unordered_map<std::string,
+                     std::shared_ptr<const core::account::organization>>
+      organizations_;
 };
 
 } // namespace mailassay::actors

@@ -54,6 +54,9 @@ void add_pool_gauges(http::metrics& stats, const std::string& name, int size,
   stats.add_gauge("mailassay_pool_busy" + label,
                   "Jobs running in an actor pool.",
                   [g] { return static_cast<double>(g->busy.load()); });
+  stats.add_gauge("mailassay_pool_done" + label,
+                  "Jobs an actor pool finished since start.",
+                  [g] { return static_cast<double>(g->done.load()); });
 }
 
 void add_limiter_gauges(http::metrics& stats, const actors::limiter_gauges& g) {

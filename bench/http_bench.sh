@@ -3,7 +3,7 @@
 #
 #   bench/http_bench.sh [--build-dir DIR] [--no-build] [--duration 10s]
 #                       [--connections 64] [--threads 2] [--rounds 3]
-#                       [--limits-only] [--cases bare,auth,validate,sized,floor]
+#                       [--limits-only] [--cases bare,auth,validate,sized,floor,me]
 #                       [--mailassay PATH]
 #
 # Starts, all on 127.0.0.1 and free ports: the project's DNS peer
@@ -24,6 +24,10 @@
 #                  body), but a walk of the whole route table (~5k of its
 #                  ~21k instructions)
 #   b  health      GET /health       one storage-worker hop (SQLite ping)
+#   f  me          GET /v2/auth/me with the API key: the trivial
+#                  authenticated endpoint of issue #2 (key and organization
+#                  from the key cache, a ~500-byte JSON answer, no limiter
+#                  check, no storage)
 #   c  auth        POST /v2/email/validate {"email":"not-an-address"}
 #                  key from the key cache, limiter, syntax fails: no DNS;
 #                  answered on the I/O thread
@@ -237,6 +241,10 @@ setup_account() {
   validate "not-an-address" >"$work/$name.warm3"
   [ "$(tail -n1 "$work/$name.warm2")" = 200 ] || { log "validate ($name): $(cat "$work/$name.warm2")"; exit 1; }
   [ "$(tail -n1 "$work/$name.warm3")" = 200 ] || { log "validate ($name): $(cat "$work/$name.warm3")"; exit 1; }
+  # The first `me` reads the organization from storage and caches it.
+  local me_type
+  me_type=$(curl -sf "$base/v2/auth/me" -H "Authorization: Bearer $key" | jq -r .type)
+  [ "$me_type" = api_key ] || { log "GET /v2/auth/me ($name): type '$me_type'"; exit 1; }
   local d_status c_status
   d_status=$(head -n1 "$work/$name.warm2" | jq -r '.status // .result.status // empty')
   c_status=$(head -n1 "$work/$name.warm3" | jq -r '.status // .result.status // empty')
@@ -264,7 +272,7 @@ curl -s -D - -o /dev/null -X POST "$svc_base/v2/email/validate" \
   | sed 's/^/http_bench: limits on: /' >&2
 
 # --- wrk -------------------------------------------------------------------
-case_name=(bare hop health auth validate auth_off validate_off sized floor)
+case_name=(bare hop health auth validate auth_off validate_off sized floor me)
 case_label=("(a) bare RESTinio handler" "(a') bare + one CAF hop, no work"
   "(b) GET /health (storage hop)"
   "(c) validate, bad syntax (cached key, no DNS)"
@@ -272,8 +280,9 @@ case_label=("(a) bare RESTinio handler" "(a') bare + one CAF hop, no work"
   "(c0) = (c), limiter and usage recorder off"
   "(d0) = (d), limiter and usage recorder off"
   "(a\") bare, (c)'s request and body size"
-  "(e) 404 without credentials (all non-2xx by design)")
-cases=(0 1 7 8 2 3 4 5 6)
+  "(e) 404 without credentials (all non-2xx by design)"
+  "(f) GET /v2/auth/me, cached key (trivial authenticated endpoint)")
+cases=(0 1 7 8 9 2 3 4 5 6)
 [ "$limits_only" = 1 ] && cases=(3 5 4 6)
 if [ -n "$only_cases" ]; then
   cases=(0)
@@ -305,7 +314,7 @@ run_case() { # case-index round -> prints "rps p50ms p99ms errors cpu_us"
   # shared machine, since time spent descheduled is not counted.
   local pid=
   case "${case_name[$i]}" in
-    floor|health|auth|validate) pid=$svc_pid ;;
+    floor|health|auth|validate|me) pid=$svc_pid ;;
     auth_off|validate_off) pid=$off_pid ;;
   esac
   local ticks0=0
@@ -318,6 +327,8 @@ run_case() { # case-index round -> prints "rps p50ms p99ms errors cpu_us"
         >"$out" ;;
     floor) wrk "${args[@]}" "$svc_base/no-such-route" >"$out" ;;
     health) wrk "${args[@]}" "$base/health" >"$out" ;;
+    me) BENCH_API_KEY=$svc_key wrk "${args[@]}" -s "$here/wrk/bearer.lua" \
+        "$svc_base/v2/auth/me" >"$out" ;;
     auth) BENCH_API_KEY=$svc_key BENCH_EMAIL=not-an-address wrk "${args[@]}" \
         -s "$here/wrk/validate.lua" "$svc_base/v2/email/validate" >"$out" ;;
     validate) BENCH_API_KEY=$svc_key BENCH_EMAIL=jane.doe@cached.test \
@@ -431,7 +442,8 @@ echo
 echo "| target | measured | |"
 echo "|---|---|---|"
 if [ "$limits_only" != 1 ]; then
-ran 3 && echo "| (c) >= 0.75 x bare | $ratio_3 | $(verdict "$ratio_3 >= 0.75") |"
+ran 9 && echo "| (f) trivial authenticated endpoint >= 0.75 x bare (issue #2) | $ratio_9 | $(verdict "$ratio_9 >= 0.75") |"
+ran 3 && echo "| (c) validate, bad syntax >= 0.75 x bare (stricter than #2) | $ratio_3 | $(verdict "$ratio_3 >= 0.75") |"
 if ran 4; then
 echo "| (d) >= 0.60 x bare | $ratio_4 | $(verdict "$ratio_4 >= 0.60") |"
 echo "| (d) p50 <= 2 ms | $p50_4 ms | $(verdict "$p50_4 <= 2") |"

@@ -710,14 +710,16 @@ namespace {
 // order, as nlohmann's `std::map` objects do.
 class json_writer : public text_cursor {
 public:
-  // Most results fit in the first room made.
-  explicit json_writer(std::string& out) : text_cursor(out, 1536) {}
+  // Most results fit in the first room made. With `scrub`, bytes that are
+  // not UTF-8 are written as U+FFFD, as text_of() writes them; without, they
+  // throw nlohmann's type_error, as dump() does.
+  explicit json_writer(std::string& out, bool scrub = false)
+      : text_cursor(out, 1536), scrub_(scrub) {}
 
   void text(std::string_view s) {
     if (!written_as_is(s)) {
-      // Escapes and UTF-8 (validated, and the same exception when it is
-      // not) exactly as nlohmann does: rare on this path.
-      raw(json(std::string{s}).dump());
+      // Escapes and UTF-8 exactly as nlohmann does: rare on this path.
+      raw(scrub_ ? text_of(json(std::string{s})) : json(std::string{s}).dump());
       return;
     }
     room(s.size() + 2);
@@ -801,6 +803,16 @@ public:
     else
       null();
   }
+
+  void integer_or_null(const std::optional<std::int64_t>& v) {
+    if (v)
+      integer(*v);
+    else
+      null();
+  }
+
+private:
+  bool scrub_;
 };
 
 } // namespace
@@ -956,6 +968,60 @@ void write_validation_result(std::string& out,
   w.raw(",\"suggestion\":");
   w.text_or_null(c.suggested_domain);
   w.raw("}}");
+}
+
+void write_key_me(std::string& out, const acc::api_key& k,
+                  const acc::organization& org) {
+  json_writer w{out, true};
+  // Keys in byte order at every level, as `dump()` writes them.
+  w.raw("{\"apiKey\":{\"allowedDomains\":[");
+  for (std::size_t i = 0; i < k.allowed_domains.size(); ++i) {
+    if (i)
+      w.raw(",");
+    w.text(k.allowed_domains[i]);
+  }
+  w.raw("],\"config\":{\"disposable\":");
+  w.flag(k.config.disposable);
+  w.raw(",\"enrichment\":");
+  w.flag(k.config.enrichment);
+  w.raw(",\"randomDetection\":");
+  w.flag(k.config.random_detection);
+  w.raw(",\"roleAccount\":");
+  w.flag(k.config.role_account);
+  w.raw(",\"smtp\":");
+  w.flag(k.config.smtp);
+  w.raw("},\"createdAt\":");
+  w.text(core::iso8601(k.created_at));
+  w.raw(",\"id\":");
+  w.text(k.id);
+  w.raw(",\"mode\":");
+  if (k.prefix.rfind("svc_test_", 0) == 0)
+    w.raw("\"test\"");
+  else
+    w.raw("\"live\"");
+  w.raw(",\"name\":");
+  w.text(k.name);
+  w.raw(",\"organizationId\":");
+  w.text(k.organization_id);
+  w.raw(",\"prefix\":");
+  w.text(k.prefix);
+  w.raw(",\"rateLimits\":{\"perDay\":");
+  w.integer_or_null(k.limits.per_day);
+  w.raw(",\"perHour\":");
+  w.integer_or_null(k.limits.per_hour);
+  w.raw(",\"perMinute\":");
+  w.integer_or_null(k.limits.per_minute);
+  w.raw("},\"status\":");
+  w.text(acc::to_string(k.status));
+  w.raw(",\"updatedAt\":");
+  w.text(core::iso8601(k.updated_at));
+  w.raw("},\"organization\":{\"createdAt\":");
+  w.text(core::iso8601(org.created_at));
+  w.raw(",\"id\":");
+  w.text(org.id);
+  w.raw(",\"name\":");
+  w.text(org.name);
+  w.raw("},\"type\":\"api_key\"}");
 }
 
 std::string validation_result_text(const actors::validation::result& r) {

@@ -137,6 +137,12 @@ json validation_result(const actors::validation::result& r);
 void write_validation_result(std::string& out,
                              const actors::validation::result& r);
 
+/// Appends what `text_of(me(view))` writes for an API key's `view` (key `k`
+/// of organization `org`), written directly: the answer of a cached key's
+/// `GET /v2/auth/me` (docs/performance.md).
+void write_key_me(std::string& out, const acc::api_key& k,
+                  const acc::organization& org);
+
 /// Returns the JSON text of `r`; see `write_validation_result`.
 std::string validation_result_text(const actors::validation::result& r);
 

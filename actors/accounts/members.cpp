@@ -1,4 +1,5 @@
 #include "actors/accounts/use_cases.hpp"
+#include "actors/key_cache.hpp"
 #include "core/account/permissions.hpp"
 #include "core/base/ascii.hpp"
 #include "security/password.hpp"
@@ -32,6 +33,8 @@ expected<me_view> me(account_env& env, const principal& who) {
   auto org = env.db.get_organization(who.organization_id());
   if (!org)
     return std::move(org).error_value();
+  // The next `me` of a cached key is answered without storage.
+  env.keys.put_organization(*org);
   me_view view{who, std::nullopt, std::move(*org)};
   if (who.type == principal::kind::user) {
     auto m = env.db.find_member(who.user_id);

@@ -39,6 +39,24 @@ std::string iso8601(std::int64_t t) {
   auto days = floor_div(t, 86400);
   auto secs = t - days * 86400;
   auto c = civil_from_days(days);
+  if (c.year >= 0 && c.year <= 9999) {
+    // Every record written carries a few: without snprintf's format parse.
+    char out[20] = {'0', '0', '0', '0', '-', '0', '0', '-', '0', '0',
+                    'T', '0', '0', ':', '0', '0', ':', '0', '0', 'Z'};
+    auto two = [&out](std::size_t at, unsigned v) {
+      out[at] = static_cast<char>('0' + v / 10);
+      out[at + 1] = static_cast<char>('0' + v % 10);
+    };
+    auto y = static_cast<unsigned>(c.year);
+    two(0, y / 100);
+    two(2, y % 100);
+    two(5, c.month);
+    two(8, c.day);
+    two(11, static_cast<unsigned>(secs / 3600));
+    two(14, static_cast<unsigned>(secs / 60 % 60));
+    two(17, static_cast<unsigned>(secs % 60));
+    return std::string(out, sizeof out);
+  }
   char buf[32];
   std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ",
                 static_cast<long long>(c.year), c.month, c.day,

@@ -1,9 +1,10 @@
-#include <doctest/doctest.h>
-#include <thread>
-
 #include "security/digest.hpp"
 #include "security/jwt.hpp"
 #include "tests/http/fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+#include <thread>
 
 using namespace mailassay::testing;
 
@@ -32,8 +33,9 @@ TEST_SUITE("http.accounts") {
     CHECK(s["role"] == "owner");
     auto org_id = s["organization"]["id"].get<std::string>();
 
-    auto login = a.post("/v2/auth/login",
-                        {{"email", email}, {"password", "correct horse battery"}});
+    auto login =
+        a.post("/v2/auth/login",
+               {{"email", email}, {"password", "correct horse battery"}});
     REQUIRE(login.status == 200);
     auto jwt = json::parse(login.body)["accessToken"].get<std::string>();
 
@@ -42,12 +44,11 @@ TEST_SUITE("http.accounts") {
     CHECK(secret.rfind("svc_live_", 0) == 0);
     CHECK(key["status"] == "active");
     CHECK(key["prefix"] == secret.substr(0, 12) + "\u2026");
-    CHECK(key["config"]
-          == json{{"smtp", false},
-                  {"disposable", true},
-                  {"roleAccount", true},
-                  {"enrichment", false},
-                  {"randomDetection", true}});
+    CHECK(key["config"] == json{{"smtp", false},
+                                {"disposable", true},
+                                {"roleAccount", true},
+                                {"enrichment", false},
+                                {"randomDetection", true}});
     CHECK(key["allowedDomains"] == json::array());
     auto id = key["id"].get<std::string>();
 
@@ -67,10 +68,11 @@ TEST_SUITE("http.accounts") {
     auto revoked = a.call("GET", "/v2/credits/balance", secret);
     CHECK(revoked.status == 401);
     CHECK(json::parse(revoked.body)["message"] == "Unauthorized");
-    CHECK(json::parse(a.call("GET", "/v2/api-keys/" + id, jwt).body)["status"]
-          == "revoked");
-    CHECK(a.call("POST", "/v2/api-keys/" + id + "/reactivate", jwt).status
-          == 200);
+    CHECK(
+        json::parse(a.call("GET", "/v2/api-keys/" + id, jwt).body)["status"] ==
+        "revoked");
+    CHECK(a.call("POST", "/v2/api-keys/" + id + "/reactivate", jwt).status ==
+          200);
     CHECK(a.call("GET", "/v2/credits/balance", secret).status == 200);
     CHECK(a.call("DELETE", "/v2/api-keys/" + id, jwt).status == 204);
     CHECK(a.call("GET", "/v2/credits/balance", secret).status == 401);
@@ -80,14 +82,14 @@ TEST_SUITE("http.accounts") {
   TEST_CASE("test keys, domains, config and limits are kept as given") {
     server_process srv;
     api a{srv};
-    auto jwt = a.signup("Acme", unique_email("o"))["accessToken"]
-                 .get<std::string>();
+    auto jwt =
+        a.signup("Acme", unique_email("o"))["accessToken"].get<std::string>();
     auto key = a.create_key(
-      jwt, {{"name", "widget"},
-            {"mode", "test"},
-            {"allowedDomains", {"Example.com"}},
-            {"config", {{"smtp", true}}},
-            {"rateLimits", {{"perMinute", 10}, {"perDay", nullptr}}}});
+        jwt, {{"name", "widget"},
+              {"mode", "test"},
+              {"allowedDomains", {"Example.com"}},
+              {"config", {{"smtp", true}}},
+              {"rateLimits", {{"perMinute", 10}, {"perDay", nullptr}}}});
     CHECK(key["key"].get<std::string>().rfind("svc_test_", 0) == 0);
     CHECK(key["allowedDomains"] == json{"example.com"});
     CHECK(key["config"]["smtp"] == true);
@@ -107,31 +109,91 @@ TEST_SUITE("http.accounts") {
   TEST_CASE("a domain-restricted key needs a matching Origin or Referer") {
     server_process srv;
     api a{srv};
-    auto jwt = a.signup("Acme", unique_email("o"))["accessToken"]
-                 .get<std::string>();
-    auto secret = a.create_key(jwt, {{"name", "w"},
-                                     {"allowedDomains", {"example.com"}}})["key"]
-                    .get<std::string>();
+    auto jwt =
+        a.signup("Acme", unique_email("o"))["accessToken"].get<std::string>();
+    auto secret =
+        a.create_key(
+             jwt, {{"name", "w"}, {"allowedDomains", {"example.com"}}})["key"]
+            .get<std::string>();
     CHECK(a.call("GET", "/v2/credits/balance", secret).status == 401);
     CHECK(a.call("GET", "/v2/credits/balance", secret, "",
                  {{"Origin", "https://shop.example.com"}})
-            .status
-          == 200);
+              .status == 200);
     CHECK(a.call("GET", "/v2/credits/balance", secret, "",
                  {{"Referer", "https://example.com/signup?x=1"}})
-            .status
-          == 200);
+              .status == 200);
     CHECK(a.call("GET", "/v2/credits/balance", secret, "",
                  {{"Origin", "https://evil-example.com"}})
-            .status
-          == 403);
+              .status == 403);
+  }
+
+  TEST_CASE("GET /v2/auth/me with a key: the same answer from the caches") {
+    server_process srv;
+    api a{srv};
+    auto s = a.signup("Acme \u00e9", unique_email("o"));
+    auto jwt = s["accessToken"].get<std::string>();
+    auto key = a.create_key(
+        jwt, {{"name", "backend \"one\""},
+              {"allowedDomains", {"example.com"}},
+              {"rateLimits", {{"perMinute", 7}, {"perDay", nullptr}}}});
+    auto secret = key["key"].get<std::string>();
+    auto id = key["id"].get<std::string>();
+    std::vector<std::pair<std::string, std::string>> origin = {
+        {"Origin", "https://shop.example.com"}};
+
+    // The first reads the organization from storage; the next ones are
+    // answered from the key cache and the organization cache.
+    auto first = a.call("GET", "/v2/auth/me", secret, "", origin);
+    REQUIRE(first.status == 200);
+    auto body = json::parse(first.body);
+    CHECK(body["type"] == "api_key");
+    CHECK(body["organization"] == s["organization"]);
+    CHECK(body["apiKey"]["id"] == id);
+    CHECK(body["apiKey"]["name"] == "backend \"one\"");
+    CHECK(body["apiKey"]["rateLimits"] ==
+          json{{"perMinute", 7}, {"perHour", nullptr}, {"perDay", nullptr}});
+    CHECK(first.body.find(secret) == std::string::npos);
+    auto storage_jobs = [&] {
+      auto m = a.call("GET", "/metrics").body;
+      std::string name = "mailassay_pool_done{pool=\"storage\"} ";
+      auto at = m.find(name);
+      REQUIRE(at != std::string::npos);
+      return std::stod(m.substr(at + name.size()));
+    };
+    auto jobs_before = storage_jobs();
+    for (int i = 0; i < 3; ++i) {
+      auto again = a.call("GET", "/v2/auth/me", secret, "", origin);
+      REQUIRE(again.status == 200);
+      CHECK(again.body == first.body);
+      CHECK_FALSE(again.header("ratelimit-limit").empty());
+    }
+    CHECK(storage_jobs() == jobs_before);
+
+    // The key's own checks hold on the cached path too.
+    CHECK(a.call("GET", "/v2/auth/me", secret).status == 401);
+    CHECK(a.call("GET", "/v2/auth/me", secret, "",
+                 {{"Origin", "https://evil-example.com"}})
+              .status == 403);
+    auto none = a.call("GET", "/v2/auth/me", "");
+    CHECK(none.status == 401);
+    CHECK(json::parse(none.body)["message"] == "No authorization header");
+
+    // A change shows at once; a revoked key is refused on its next request.
+    auto renamed = a.call("PATCH", "/v2/api-keys/" + id, jwt,
+                          json{{"name", "renamed"}}.dump());
+    REQUIRE(renamed.status == 200);
+    auto after = a.call("GET", "/v2/auth/me", secret, "", origin);
+    REQUIRE(after.status == 200);
+    CHECK(json::parse(after.body)["apiKey"]["name"] == "renamed");
+    CHECK(a.call("POST", "/v2/api-keys/" + id + "/revoke", jwt).status == 200);
+    CHECK(a.call("GET", "/v2/auth/me", secret, "", origin).status == 401);
   }
 
   TEST_CASE("members read keys but only owners and admins create them") {
     server_process srv;
     api a{srv};
-    auto owner = a.signup("Acme", unique_email("o"))["accessToken"]
-                   .get<std::string>();
+    auto owner =
+        a.signup("Acme", unique_email("o"))["accessToken"].get<std::string>();
     auto member_email = unique_email("m");
     auto added = a.post("/v2/organization/members",
                         {{"email", member_email},
@@ -140,11 +202,11 @@ TEST_SUITE("http.accounts") {
                         owner);
     REQUIRE(added.status == 201);
     CHECK(json::parse(added.body)["role"] == "member");
-    auto member = json::parse(a.post("/v2/auth/login",
-                                     {{"email", member_email},
-                                      {"password", "member password"}})
-                                .body)["accessToken"]
-                    .get<std::string>();
+    auto member =
+        json::parse(a.post("/v2/auth/login", {{"email", member_email},
+                                              {"password", "member password"}})
+                        .body)["accessToken"]
+            .get<std::string>();
     auto denied = a.post("/v2/api-keys", {{"name", "x"}}, member);
     CHECK(denied.status == 403);
     auto body = json::parse(denied.body);
@@ -153,7 +215,7 @@ TEST_SUITE("http.accounts") {
     CHECK(body["code"] == "FORBIDDEN");
     CHECK(a.call("GET", "/v2/api-keys", member).status == 200);
     auto members = json::parse(
-      a.call("GET", "/v2/organization/members", member).body)["items"];
+        a.call("GET", "/v2/organization/members", member).body)["items"];
     CHECK(members.size() == 2);
     auto me = json::parse(a.call("GET", "/v2/auth/me", member).body);
     CHECK(me["role"] == "member");
@@ -172,54 +234,48 @@ TEST_SUITE("http.accounts") {
                     {"password", "admin password"},
                     {"role", "admin"}},
                    owner)
-              .status
-            == 201);
-    auto admin = json::parse(a.post("/v2/auth/login",
-                                    {{"email", admin_email},
-                                     {"password", "admin password"}})
-                               .body)["accessToken"]
-                   .get<std::string>();
+                .status == 201);
+    auto admin =
+        json::parse(a.post("/v2/auth/login", {{"email", admin_email},
+                                              {"password", "admin password"}})
+                        .body)["accessToken"]
+            .get<std::string>();
     CHECK(a.post("/v2/organization/members",
                  {{"email", unique_email("x")},
                   {"password", "password1"},
                   {"role", "owner"}},
                  admin)
-            .status
-          == 403);
+              .status == 403);
     CHECK(a.call("PATCH", "/v2/organization/members/" + owner_id, admin,
                  R"({"role":"member"})")
-            .status
-          == 403);
+              .status == 403);
     auto last = a.call("PATCH", "/v2/organization/members/" + owner_id, owner,
                        R"({"role":"admin"})");
     CHECK(last.status == 409);
     CHECK(a.call("DELETE", "/v2/organization/members/" + owner_id, owner)
-            .status
-          == 409);
+              .status == 409);
     CHECK(a.post("/v2/auth/signup", {{"organizationName", "Dup"},
                                      {"email", admin_email},
                                      {"password", "another password"}})
-            .status
-          == 409);
+              .status == 409);
   }
 
   TEST_CASE("one organization never sees another's keys") {
     server_process srv;
     api a{srv};
-    auto jwt_a = a.signup("A", unique_email("a"))["accessToken"]
-                   .get<std::string>();
-    auto jwt_b = a.signup("B", unique_email("b"))["accessToken"]
-                   .get<std::string>();
+    auto jwt_a =
+        a.signup("A", unique_email("a"))["accessToken"].get<std::string>();
+    auto jwt_b =
+        a.signup("B", unique_email("b"))["accessToken"].get<std::string>();
     auto id = a.create_key(jwt_a)["id"].get<std::string>();
     CHECK(a.call("GET", "/v2/api-keys/" + id, jwt_b).status == 404);
-    CHECK(a.call("POST", "/v2/api-keys/" + id + "/revoke", jwt_b).status
-          == 404);
+    CHECK(a.call("POST", "/v2/api-keys/" + id + "/revoke", jwt_b).status ==
+          404);
     CHECK(a.call("PATCH", "/v2/api-keys/" + id, jwt_b, R"({"name":"x"})")
-            .status
-          == 404);
+              .status == 404);
     CHECK(a.call("DELETE", "/v2/api-keys/" + id, jwt_b).status == 404);
     CHECK(json::parse(a.call("GET", "/v2/api-keys", jwt_b).body)["items"]
-            .empty());
+              .empty());
     CHECK(a.call("GET", "/v2/api-keys/" + id, jwt_a).status == 200);
   }
 
@@ -237,17 +293,16 @@ TEST_SUITE("http.accounts") {
     CHECK(a.call("GET", "/v2/auth/me", pair["accessToken"]).status == 200);
     // Replaying the spent token revokes the whole family, second included.
     CHECK(a.post("/v2/auth/refresh", {{"refreshToken", first}}).status == 401);
-    CHECK(a.post("/v2/auth/refresh", {{"refreshToken", second}}).status
-          == 401);
-    CHECK(a.post("/v2/auth/refresh", {{"refreshToken", "nonsense"}}).status
-          == 401);
+    CHECK(a.post("/v2/auth/refresh", {{"refreshToken", second}}).status == 401);
+    CHECK(a.post("/v2/auth/refresh", {{"refreshToken", "nonsense"}}).status ==
+          401);
   }
 
   TEST_CASE("logout revokes the refresh token") {
     server_process srv;
     api a{srv};
-    auto token = a.signup("Acme", unique_email("o"))["refreshToken"]
-                   .get<std::string>();
+    auto token =
+        a.signup("Acme", unique_email("o"))["refreshToken"].get<std::string>();
     CHECK(a.post("/v2/auth/logout", {{"refreshToken", token}}).status == 204);
     CHECK(a.post("/v2/auth/refresh", {{"refreshToken", token}}).status == 401);
   }
@@ -278,18 +333,16 @@ TEST_SUITE("http.accounts") {
     CHECK(json::parse(expired.body)["message"] == "Unauthorized");
 
     using namespace mailassay::security;
-    access_claims claims{s["user"]["id"], s["organization"]["id"], "owner",
-                         "j", 0, 4102444800};
+    access_claims claims{
+        s["user"]["id"], s["organization"]["id"], "owner", "j", 0, 4102444800};
     auto foreign = sign_access_token(claims, "another secret entirely");
     CHECK(a.call("GET", "/v2/auth/me", foreign).status == 401);
-    auto payload = json{{"sub", claims.user_id},
-                        {"org", claims.organization_id},
-                        {"role", "owner"},
-                        {"iat", 0},
-                        {"exp", 4102444800},
-                        {"typ", "access"}};
-    auto none = base64url_encode(R"({"alg":"none","typ":"JWT"})") + "."
-                + base64url_encode(payload.dump()) + ".";
+    auto payload =
+        json{{"sub", claims.user_id}, {"org", claims.organization_id},
+             {"role", "owner"},       {"iat", 0},
+             {"exp", 4102444800},     {"typ", "access"}};
+    auto none = base64url_encode(R"({"alg":"none","typ":"JWT"})") + "." +
+                base64url_encode(payload.dump()) + ".";
     CHECK(a.call("GET", "/v2/auth/me", none).status == 401);
   }
 
@@ -305,8 +358,8 @@ TEST_SUITE("http.accounts") {
   TEST_CASE("new organizations start with the configured credits") {
     server_process srv{{{"MAILASSAY_CREDITS_SIGNUP_GRANT", "7"}}};
     api a{srv};
-    auto jwt = a.signup("A", unique_email("o"))["accessToken"]
-                 .get<std::string>();
+    auto jwt =
+        a.signup("A", unique_email("o"))["accessToken"].get<std::string>();
     auto b = json::parse(a.call("GET", "/v2/credits/balance", jwt).body);
     CHECK(b["balance"] == 7);
     auto t = json::parse(a.call("GET", "/v2/credits/transactions", jwt).body);
@@ -320,19 +373,18 @@ TEST_SUITE("http.rate_limit_records") {
   TEST_CASE("rate-limit records list every key and the configured defaults") {
     server_process srv{{{"MAILASSAY_LIMITS_KEY_PER_MINUTE", "60"}}};
     api a{srv};
-    auto jwt = a.signup("A", unique_email("o"))["accessToken"]
-                 .get<std::string>();
+    auto jwt =
+        a.signup("A", unique_email("o"))["accessToken"].get<std::string>();
     auto plain = a.create_key(jwt, {{"name", "plain"}});
     CHECK(plain["rateLimits"]["perMinute"] == 60);
     CHECK(plain["rateLimits"]["perDay"].is_null());
     auto own = a.create_key(
-      jwt, {{"name", "own"}, {"rateLimits", {{"perHour", 1000}}}});
+        jwt, {{"name", "own"}, {"rateLimits", {{"perHour", 1000}}}});
     auto r = a.call("GET", "/v2/api-keys/rate-limits", jwt);
     REQUIRE(r.status == 200);
     auto b = json::parse(r.body);
-    CHECK(b["defaults"] == json{{"perMinute", 60},
-                                {"perHour", nullptr},
-                                {"perDay", nullptr}});
+    CHECK(b["defaults"] ==
+          json{{"perMinute", 60}, {"perHour", nullptr}, {"perDay", nullptr}});
     REQUIRE(b["keys"].size() == 2);
     // Both keys were made within one second: find ours by id.
     auto mine = b["keys"][0]["id"] == own["id"] ? b["keys"][0] : b["keys"][1];
@@ -340,8 +392,9 @@ TEST_SUITE("http.rate_limit_records") {
     CHECK(mine["name"] == "own");
     CHECK(mine["perHour"] == 1000);
     CHECK(mine["perMinute"].is_null());
-    auto patched = a.call("PATCH", "/v2/api-keys/" + own["id"].get<std::string>(),
-                          jwt, R"({"rateLimits":{"perMinute":5}})");
+    auto patched =
+        a.call("PATCH", "/v2/api-keys/" + own["id"].get<std::string>(), jwt,
+               R"({"rateLimits":{"perMinute":5}})");
     CHECK(json::parse(patched.body)["rateLimits"]["perMinute"] == 5);
   }
 }
