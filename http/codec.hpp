@@ -3,6 +3,7 @@
 #include "actors/accounts/types.hpp"
 #include "actors/validation/validator.hpp"
 #include "core/base/expected.hpp"
+#include "core/base/utf8.hpp"
 #include "http/exchange.hpp"
 
 #include <nlohmann/json.hpp>
@@ -21,21 +22,27 @@ using nlohmann::json;
 namespace acc = core::account;
 namespace accounts = actors::accounts;
 
-/// Whether `s` is written between quotes as it is: ASCII with no control
-/// character, quote or backslash (what nlohmann escapes). The direct
-/// writers' fast path; anything else goes through nlohmann.
+/// Whether `s` is written between quotes as it is: no control character,
+/// quote or backslash (what nlohmann escapes), and well-formed UTF-8 (which
+/// nlohmann writes as it is, ensure_ascii off). The direct writers' fast
+/// path; anything else goes through nlohmann.
 inline bool written_as_is(std::string_view s) {
-  // One load per byte instead of four comparisons.
-  static constexpr auto plain = [] {
-    std::array<bool, 256> t{};
+  // One load per byte instead of four comparisons; 2 = not ASCII.
+  static constexpr auto kind = [] {
+    std::array<unsigned char, 256> t{};
     for (int c = 0x20; c < 0x80; ++c)
       t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+    for (int c = 0x80; c < 0x100; ++c)
+      t[static_cast<std::size_t>(c)] = 2;
     return t;
   }();
-  for (unsigned char c : s)
-    if (!plain[c])
+  bool ascii = true;
+  for (unsigned char c : s) {
+    if (!kind[c])
       return false;
-  return true;
+    ascii = ascii && kind[c] == 1;
+  }
+  return ascii || core::utf8_valid(s);
 }
 
 /// `j` as JSON text, bytes that are not UTF-8 (a path, a file name, a

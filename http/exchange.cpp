@@ -128,6 +128,10 @@ void exchange::allow_origin(std::string origin) {
   impl_->cors_origin = std::move(origin);
 }
 
+void exchange::set_rate_key(std::shared_ptr<const core::account::api_key> key) {
+  impl_->rate_key = std::move(key);
+}
+
 void exchange::set_rate(rate_headers r) {
   impl_->rate = r;
   impl_->rate_set = true;
@@ -154,7 +158,7 @@ void add_headers(Out& out, exchange::impl& s, const response& r) {
   out.append_header("X-Request-Id", s.id);
   // Read here, not when the request came in: the window as it stands now.
   if (!s.rate_set && s.svc)
-    s.rate = unmetered_rate(*s.svc, s.view);
+    s.rate = unmetered_rate(*s.svc, s.view, s.rate_key.get());
   std::array<char, 24> buf;
   out.append_header("RateLimit-Limit", decimal(buf, s.rate.limit));
   out.append_header("RateLimit-Remaining", decimal(buf, s.rate.remaining));

@@ -133,6 +133,11 @@ public:
   /// Sets the values of the RateLimit headers of the response.
   void set_rate(rate_headers r);
 
+  /// Names the API key that authenticated the request, so the RateLimit
+  /// headers of an endpoint that takes no token read its windows without
+  /// authenticating it again.
+  void set_rate_key(std::shared_ptr<const core::account::api_key> key);
+
   /// Writes the response unless one was written already; thread-safe.
   void respond(response r);
 

@@ -29,6 +29,8 @@ struct exchange::impl {
   std::chrono::steady_clock::time_point started;
   rate_headers rate;
   bool rate_set = false; ///< A handler set `rate` from its limiter check.
+  /// See exchange::set_rate_key; null: authenticated again if need be.
+  std::shared_ptr<const core::account::api_key> rate_key;
   /// Source of the RateLimit headers when no handler set them (null keeps
   /// `rate` as it is) and the usage recorder.
   const services* svc = nullptr;

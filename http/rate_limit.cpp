@@ -62,16 +62,24 @@ std::optional<std::string> device_id_of(const request_view& req) {
   return std::nullopt;
 }
 
-rate_headers unmetered_rate(const services& svc, const request_view& req) {
+rate_headers unmetered_rate(const services& svc, const request_view& req,
+                            const core::account::api_key* key) {
   const auto& limits = svc.cfg.limits;
   if (!limits.enabled)
     return {limits.ip_per_minute, limits.ip_per_minute, 0};
   actors::limit_check c;
   c.now = steady_millis();
-  auto who = actors::accounts::authenticate_cached(
-      svc.keys, credentials_of(req), svc.now());
-  if (who && *who && (*who)->key && has_windows((*who)->key->limits))
-    c.key = key_scope_of(*(*who)->key);
+  // Held here: a revoke on another thread may drop the cache's reference.
+  std::shared_ptr<const core::account::api_key> held;
+  if (!key) {
+    auto who = actors::accounts::authenticate_cached(
+        svc.keys, credentials_of(req), svc.now());
+    if (who && *who)
+      held = (*who)->key;
+    key = held.get();
+  }
+  if (key && has_windows(key->limits))
+    c.key = key_scope_of(*key);
   else
     c.ip = actors::ip_scope{req.client_ip, std::nullopt};
   return headers_of(svc.limiter.peek(c));

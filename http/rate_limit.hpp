@@ -37,7 +37,9 @@ std::optional<std::string> device_id_of(const request_view& req);
 /// the request's API key when the key cache authenticates it and the key has
 /// limits, else the validate per-IP window of the client IP; read without
 /// taking a token (docs/rate-limits.md). With `limits.enabled` false, the
-/// configured per-IP window as if unused.
-rate_headers unmetered_rate(const services& svc, const request_view& req);
+/// configured per-IP window as if unused. `key`, when the handler already
+/// authenticated the request with it, spares a second key-cache lookup.
+rate_headers unmetered_rate(const services& svc, const request_view& req,
+                            const core::account::api_key* key = nullptr);
 
 } // namespace mailassay::http

@@ -41,6 +41,17 @@ std::size_t sequence_length(const unsigned char* p, std::size_t n) {
 
 } // namespace
 
+bool utf8_valid(std::string_view s) {
+  auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  for (std::size_t i = 0; i < s.size();) {
+    auto len = sequence_length(p + i, s.size() - i);
+    if (!len)
+      return false;
+    i += len;
+  }
+  return true;
+}
+
 std::string utf8_scrub(std::string_view s, std::size_t max_bytes) {
   constexpr std::string_view replacement = "\xEF\xBF\xBD";
   std::string out;

@@ -6,6 +6,9 @@
 
 namespace mailassay::core {
 
+/// Returns whether `s` is well-formed UTF-8 (RFC 3629).
+bool utf8_valid(std::string_view s);
+
 /// Returns `s` as well-formed UTF-8 (RFC 3629): each byte that does not
 /// belong to a well-formed sequence (stray continuation, overlong form,
 /// surrogate, above U+10FFFF, cut short) becomes U+FFFD. The result holds at

@@ -51,6 +51,7 @@ void handle_me(call c) {
       return c.ex->fail(cached->error_value());
     const auto& who = **cached;
     if (auto org = c.svc->keys.find_organization(who.organization_id())) {
+      c.ex->set_rate_key(who.key);
       auto body = text_pool::take();
       codec::write_key_me(body, *who.key, *org);
       return c.ex->json(200, std::move(body));

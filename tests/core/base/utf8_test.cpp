@@ -3,9 +3,11 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 
 using mailassay::core::utf8_scrub;
+using mailassay::core::utf8_valid;
 
 namespace {
 
@@ -53,5 +55,36 @@ TEST_SUITE("core.base.utf8") {
     CHECK(utf8_scrub("a\xFF", 3) == "a"); // nor does U+FFFD
     CHECK(utf8_scrub(std::string(300, 'x') + "\xE6\x97\xA5", 301).size() ==
           300);
+  }
+
+  TEST_CASE("utf8_valid agrees with nlohmann's strict dump") {
+    // Short strings from bytes that matter: ASCII, every lead byte class,
+    // continuations, the edges of overlong forms and surrogates.
+    const unsigned char bytes[] = {'a',  0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0,
+                                   0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
+                                   0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF};
+    std::uint64_t x = 0x75746638ull;
+    int valid = 0;
+    for (int i = 0; i < 300000; ++i) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      std::string s;
+      for (auto n = x % 5, y = x >> 8; n > 0; --n, y /= 20)
+        s.push_back(static_cast<char>(bytes[y % 20]));
+      bool dumps = true;
+      try {
+        (void)nlohmann::json(s).dump();
+      } catch (const nlohmann::json::exception&) {
+        dumps = false;
+      }
+      CAPTURE(s);
+      REQUIRE(utf8_valid(s) == dumps);
+      valid += dumps;
+    }
+    CHECK(valid > 1000);
+    CHECK(utf8_valid(""));
+    CHECK(utf8_valid("M\xC3\xBCller \xE2\x80\xA6 \xF0\x9F\x98\x80"));
+    CHECK_FALSE(utf8_valid("\xED\xA0\x80")); // a surrogate
   }
 }
