@@ -540,12 +540,16 @@ json rate_limits(const acc::rate_limits& l) {
           {"perDay", optional_int(l.per_day)}};
 }
 
+const char* key_mode(const acc::api_key& k) {
+  return k.prefix.rfind("svc_test_", 0) == 0 ? "test" : "live";
+}
+
 json api_key(const acc::api_key& k) {
   return {{"id", k.id},
           {"name", k.name},
           {"status", acc::to_string(k.status)},
           {"prefix", k.prefix},
-          {"mode", k.prefix.rfind("svc_test_", 0) == 0 ? "test" : "live"},
+          {"mode", key_mode(k)},
           {"allowedDomains", k.allowed_domains},
           {"config", key_config(k.config)},
           {"rateLimits", rate_limits(k.limits)},
@@ -995,10 +999,7 @@ void write_key_me(std::string& out, const acc::api_key& k,
   w.raw(",\"id\":");
   w.text(k.id);
   w.raw(",\"mode\":");
-  if (k.prefix.rfind("svc_test_", 0) == 0)
-    w.raw("\"test\"");
-  else
-    w.raw("\"live\"");
+  w.text(key_mode(k));
   w.raw(",\"name\":");
   w.text(k.name);
   w.raw(",\"organizationId\":");

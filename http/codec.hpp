@@ -127,6 +127,8 @@ json user(const acc::user& u);
 json organization(const acc::organization& o);
 json member(const acc::member& m);
 json api_key(const acc::api_key& k);
+/// "test" for a `svc_test_` key, else "live".
+const char* key_mode(const acc::api_key& k);
 json key_config(const acc::key_config& c);
 json rate_limits(const acc::rate_limits& l);
 json session(const accounts::session& s);

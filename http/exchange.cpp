@@ -37,10 +37,6 @@ std::string_view reason_of(int status) {
   }
 }
 
-} // namespace
-
-namespace {
-
 // The bit of a header name in request_view::header_bits_, the same for
 // every spelling of the name.
 std::uint64_t header_bit(std::string_view name) {
