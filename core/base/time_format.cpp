@@ -57,7 +57,7 @@ std::string iso8601(std::int64_t t) {
     two(17, static_cast<unsigned>(secs % 60));
     return std::string(out, sizeof out);
   }
-  char buf[32];
+  char buf[80];
   std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ",
                 static_cast<long long>(c.year), c.month, c.day,
                 static_cast<long long>(secs / 3600),

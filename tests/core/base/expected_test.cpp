@@ -41,7 +41,7 @@ TEST_SUITE("core.base.time_format") {
       auto days = t / 86400 - (t % 86400 < 0);
       auto secs = t - days * 86400;
       auto c = civil_from_days(days);
-      char buf[32];
+      char buf[80];
       std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ",
                     static_cast<long long>(c.year), c.month, c.day,
                     static_cast<long long>(secs / 3600),

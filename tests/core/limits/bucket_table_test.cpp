@@ -29,16 +29,18 @@ token_bucket& take_for(bucket_table<std::string>& table, const std::string& key,
   return b;
 }
 
+// Hashes a key given as a string or a view alike.
+struct view_hash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const {
+    return std::hash<std::string_view>{}(s);
+  }
+};
+
 } // namespace
 
 TEST_SUITE("core.limits.bucket_table") {
   TEST_CASE("a table with a transparent hash looks keys up by view") {
-    struct view_hash {
-      using is_transparent = void;
-      std::size_t operator()(std::string_view s) const {
-        return std::hash<std::string_view>{}(s);
-      }
-    };
     bucket_table<std::string, token_bucket, view_hash, std::equal_to<>> table(
         10);
     std::string id = "key-1234";
