@@ -22,6 +22,12 @@ inline core::error file_too_large(const services& svc) {
 /// Reads the credentials a request presents (Authorization, Origin/Referer).
 actors::accounts::credentials credentials_of(const request_view& req);
 
+/// The request's principal from the key cache alone, on the calling thread
+/// (actors::accounts::authenticate_cached): nothing when only storage can
+/// tell (a JWT, a key not cached).
+std::optional<core::expected<actors::accounts::principal>>
+cached_principal(const services& svc, const request_view& req);
+
 /// Runs `f(account_env&)` on a storage worker; answers 503 when the database
 /// cannot be opened and skips requests already answered (deadline passed).
 template <class F>

@@ -72,8 +72,7 @@ rate_headers unmetered_rate(const services& svc, const request_view& req,
   // Held here: a revoke on another thread may drop the cache's reference.
   std::shared_ptr<const core::account::api_key> held;
   if (!key) {
-    auto who = actors::accounts::authenticate_cached(
-        svc.keys, credentials_of(req), svc.now());
+    auto who = cached_principal(svc, req);
     if (who && *who)
       held = (*who)->key;
     key = held.get();

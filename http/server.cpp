@@ -159,7 +159,8 @@ struct server::impl {
       p->id = std::string{*incoming};
     else
       p->id = fresh_request_id();
-    // RateLimit-* of answers no limiter check decided (exchange::respond).
+    // RateLimit-* of answers no limiter check decided, and usage records
+    // (exchange::respond).
     p->svc = &svc;
     auto m = match_route(p->view.method, p->view.path);
     p->route = m.found ? m.found->pattern : "unmatched";

@@ -45,8 +45,7 @@ void handle_me(call c) {
   // An API key in the key cache whose organization is cached too (after its
   // first `me`) is answered here, without a storage job: the cheapest
   // authenticated request, which integrations use to check a key.
-  if (auto cached = uc::authenticate_cached(
-          c.svc->keys, credentials_of(c.req()), c.svc->now())) {
+  if (auto cached = cached_principal(*c.svc, c.req())) {
     if (!*cached)
       return c.ex->fail(cached->error_value());
     const auto& who = **cached;

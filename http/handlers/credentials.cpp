@@ -33,4 +33,10 @@ actors::accounts::credentials credentials_of(const request_view& req) {
   return c;
 }
 
+std::optional<core::expected<actors::accounts::principal>>
+cached_principal(const services& svc, const request_view& req) {
+  return actors::accounts::authenticate_cached(svc.keys, credentials_of(req),
+                                               svc.now());
+}
+
 } // namespace mailassay::http

@@ -134,8 +134,7 @@ const actors::limit_decision& tighter_of(const actors::limit_decision& a,
 template <class Refusal, class Next>
 void admit(const call& c, actors::limit_check check, Refusal refused,
            Next next) {
-  auto cached = uc::authenticate_cached(c.svc->keys, credentials_of(c.req()),
-                                        c.svc->now());
+  auto cached = cached_principal(*c.svc, c.req());
   const bool enabled = c.svc->cfg.limits.enabled;
   const uc::principal* who = cached && *cached ? &**cached : nullptr;
   // A page reads its 429 too, when its key admitted the origin.
