@@ -1,38 +1,24 @@
 #include "actors/validation_pool.hpp"
 
+#include "actors/validation/pipeline.hpp"
+
 #include <caf/all.hpp>
 
 namespace mailassay::actors {
 
-namespace {
-
-caf::behavior validation_worker(caf::event_based_actor*,
-                                std::shared_ptr<validation::validator> v,
-                                std::shared_ptr<pool_gauges> gauges) {
-  return {
-      [v, gauges](validate_job& job) {
-        gauges->queued--;
-        gauges->busy++;
-        // `done` may run later on the resolver thread: count this actor's part
-        // only, the exchange tracks the rest.
-        v->validate(std::move(job.req), std::move(job.done));
-        gauges->busy--;
-        gauges->done++;
-      },
-  };
-}
-
-} // namespace
-
 validation_pool::validation_pool(caf::actor_system& sys,
                                  std::shared_ptr<validation::validator> v,
-                                 int workers)
-    : validator_(v), gauges_(std::make_shared<pool_gauges>()), size_(workers) {
-  auto gauges = gauges_;
-  pool_ = caf::actor_pool::make(
-      sys.dummy_execution_unit(), static_cast<size_t>(workers),
-      [&sys, v, gauges] { return sys.spawn(validation_worker, v, gauges); },
-      caf::actor_pool::round_robin());
+                                 int workers, credits::ledger_actor ledger,
+                                 std::shared_ptr<smtp::prober> prober)
+    : validator_(std::move(v)), gauges_(std::make_shared<pool_gauges>()) {
+  for (int i = 0; i < std::max(1, workers); ++i)
+    actors_.push_back(validation::spawn_pipeline(
+        sys, {validator_.get(), ledger, prober, gauges_}));
+  validator_->enable_smtp(this);
+}
+
+validation_pool::~validation_pool() {
+  stop();
 }
 
 void validation_pool::submit(validate_job job) {
@@ -44,7 +30,19 @@ void validation_pool::submit(validate_job job) {
     return;
   }
   gauges_->queued++;
-  caf::anon_send(pool_, std::move(job));
+  std::vector<validation::request> one;
+  one.push_back(std::move(job.req));
+  submit(validation::smtp_job{
+      std::move(one),
+      [done = std::move(job.done)](std::size_t, validation::result&& r) {
+        done(std::move(r));
+      },
+      false});
+}
+
+void validation_pool::submit(validation::smtp_job job) {
+  auto i = next_.fetch_add(1, std::memory_order_relaxed) % actors_.size();
+  caf::anon_send(actors_[i], std::move(job));
 }
 
 bool validation_pool::validate_now(const validation::request& req,
@@ -58,7 +56,12 @@ bool validation_pool::validate_now(const validation::request& req,
 }
 
 void validation_pool::stop() {
-  caf::anon_send_exit(pool_, caf::exit_reason::user_shutdown);
+  if (stopped_)
+    return;
+  stopped_ = true;
+  validator_->enable_smtp(nullptr);
+  for (auto& a : actors_)
+    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
 }
 
 } // namespace mailassay::actors

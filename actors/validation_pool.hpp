@@ -1,66 +1,84 @@
 #pragma once
 
 #include "actors/storage_pool.hpp"
+#include "actors/validation/messages.hpp"
 #include "actors/validation/validator.hpp"
 
-#include <caf/actor.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/fwd.hpp>
 
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <vector>
+
+namespace mailassay::actors::smtp {
+class prober;
+} // namespace mailassay::actors::smtp
 
 namespace mailassay::actors {
 
-/// One validation for a validation actor: the request and where the result
-/// goes (a closure built by http/ or the CLI).
+/// One real-time validation: the request and where the result goes (a
+/// closure built by http/ or the CLI).
 struct validate_job {
   validation::request req;
   validation::result_callback done;
 };
 
-/// Runs the validation pipeline, on the calling thread when it is cheap and
-/// on event-based actors otherwise. Neither ever blocks: syntax and free
-/// checks take microseconds, a cached route is a lookup, DNS completes on
-/// the resolver thread, credits are reserved by a storage job and SMTP
-/// probes run in the prober's actors.
-class validation_pool {
+/// Runs validations: on the calling thread when nothing needs waiting, on
+/// the pipeline's actors when SMTP is asked (actors/validation/pipeline.hpp).
+/// Neither ever blocks: syntax and free checks take microseconds, a cached
+/// route is a lookup, DNS completes on the resolver thread, credits are
+/// held by the ledger (storage workers) and probes run in the SMTP actors.
+class validation_pool final : public validation::smtp_entry {
 public:
-  /// Spawns `workers` actors sharing `v`.
+  /// Spawns `workers` pipeline actors sharing `v`, the credit `ledger` and
+  /// the SMTP `prober` (null: probing is off), and makes `v` send its
+  /// SMTP validations (batch groups too) to them.
   validation_pool(caf::actor_system& sys,
-                  std::shared_ptr<validation::validator> v, int workers);
+                  std::shared_ptr<validation::validator> v, int workers,
+                  credits::ledger_actor ledger,
+                  std::shared_ptr<smtp::prober> prober);
+
+  /// Stops the actors (see `stop`).
+  ~validation_pool() override;
 
   /// Starts a validation. One without SMTP runs on the calling thread (an
   /// HTTP I/O thread): it answers at once for a syntax failure or a cached
   /// route, else later from the resolver thread, so a hop to an actor would
   /// only add two cross-thread wake-ups (docs/performance.md). One with
-  /// SMTP goes to an actor: the credit reservation and the probe set-up stay
-  /// off the I/O thread.
+  /// SMTP goes to a pipeline actor: the credit and the probe stay off the
+  /// I/O thread.
   void submit(validate_job job);
+
+  /// Hands SMTP validations at one domain to a pipeline actor (round robin).
+  void submit(validation::smtp_job job) override;
 
   /// Validates `req` into `r` on the calling thread when it needs no
   /// waiting (validator::validate_now); else returns false and the caller
   /// submits it.
   bool validate_now(const validation::request& req, validation::result& r);
 
-  /// Occupancy counters for /metrics: `queued` counts jobs waiting in an
-  /// actor's mailbox, `busy` the validations whose synchronous part is
-  /// running (on an actor or a calling thread), `done` those that finished
-  /// it (their answer may still come from the resolver or the prober).
+  /// Occupancy counters for /metrics: `queued` counts real-time jobs
+  /// waiting in a pipeline actor's mailbox, `busy` the real-time
+  /// validations whose synchronous part is running (on an actor or a
+  /// calling thread), `done` those that finished it (their answer may
+  /// still come from the resolver, the ledger or the SMTP actors). Batch
+  /// groups are not counted: the batch runner paces itself on `done`.
   const pool_gauges& gauges() const { return *gauges_; }
 
-  /// Number of actors.
-  int size() const { return size_; }
+  /// Number of pipeline actors.
+  int size() const { return static_cast<int>(actors_.size()); }
 
-  /// Stops the actors.
+  /// Stops the actors; the validator no longer sends SMTP work here.
   void stop();
 
 private:
   std::shared_ptr<validation::validator> validator_;
   std::shared_ptr<pool_gauges> gauges_;
-  caf::actor pool_;
-  int size_;
+  std::vector<validation::pipeline_actor> actors_;
+  std::atomic<std::size_t> next_{0};
+  bool stopped_ = false;
 };
 
 } // namespace mailassay::actors

@@ -1,4 +1,5 @@
 #include "actors/batch/runner.hpp"
+#include "actors/credits/ledger.hpp"
 #include "actors/key_cache.hpp"
 #include "actors/log.hpp"
 #include "actors/smtp/prober.hpp"
@@ -133,16 +134,13 @@ void add_batch_gauges(http::metrics& stats, const actors::batch_gauges& g) {
                   [gp] { return static_cast<double>(gp->items_done.load()); });
 }
 
-// The SMTP stage of the pipeline: the prober plus the credit ledger on the
-// storage workers (the database's conditional update keeps the balance at
-// or above zero across processes). Null when SMTP probing is off: with the
+// The SMTP prober of the pipeline. Null when SMTP probing is off: with the
 // default (empty) HELO on a host without a public FQDN, probing stays off
 // and a warning says why; an identity the operator set but that is wrong
 // stops the start (exit 2).
 std::shared_ptr<actors::smtp::prober>
 smtp_prober_or_exit(const config::settings& cfg, caf::actor_system& sys,
-                    actors::validation::validator& v,
-                    actors::storage_pool& pool) {
+                    actors::validation::validator& v) {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0)
     host[0] = '\0';
@@ -163,40 +161,7 @@ smtp_prober_or_exit(const config::settings& cfg, caf::actor_system& sys,
               << made.error_value().message << "\n";
     std::exit(2);
   }
-  std::shared_ptr<actors::smtp::prober> prober{std::move(*made)};
-  actors::validation::smtp_stage stage;
-  stage.prober = prober;
-  stage.reserve = [&pool](const std::string& org,
-                          std::function<void(core::expected<core::unit>)> cb) {
-    pool.submit({[org, cb = std::move(cb)](actors::job_context& ctx) {
-      if (!ctx.db)
-        return cb(ctx.open_error);
-      auto r = ctx.db->take_credits(org, 1, "smtp_check", "validate", true,
-                                    unix_now());
-      if (!r && r.error_value().code == core::errc::insufficient_credits)
-        return cb(core::make_error(core::errc::insufficient_credits,
-                                   "Insufficient credits for SMTP validation"));
-      if (!r)
-        return cb(r.error_value());
-      cb(core::unit{});
-    }});
-  };
-  stage.refund = [&pool](const std::string& org, std::function<void()> then) {
-    pool.submit({[org, then = std::move(then)](actors::job_context& ctx) {
-      auto r =
-          ctx.db
-              ? ctx.db->refund_credits(org, 1, "smtp_refund", "validate",
-                                       unix_now())
-              : core::expected<core::account::credit_balance>{ctx.open_error};
-      if (!r)
-        actors::log_event(
-            actors::log_level::error, "smtp_refund_failed",
-            {{"organization_id", org}, {"error", r.error_value().message}});
-      then();
-    }});
-  };
-  v.enable_smtp(std::move(stage));
-  return prober;
+  return std::shared_ptr<actors::smtp::prober>{std::move(*made)};
 }
 
 // glibc gives threads their own malloc arenas (up to 8 per core) and each
@@ -240,8 +205,16 @@ int serve(const config::settings& cfg) {
   caf_cfg.set("scheduler.policy", caf::atom("sharing"));
   caf::actor_system sys{caf_cfg};
   actors::storage_pool pool{sys, cfg, keys, secret};
-  auto prober = smtp_prober_or_exit(cfg, sys, *validator, pool);
-  actors::validation_pool validation{sys, validator, cfg.validation.workers};
+  auto prober = smtp_prober_or_exit(cfg, sys, *validator);
+  // The credit ledger writes through the storage workers: the database's
+  // conditional update keeps every balance at or above zero, also across
+  // processes.
+  auto ledger_counters = std::make_shared<actors::credits::ledger_counters>();
+  auto ledger = actors::credits::spawn_ledger(
+      sys, actors::credits::storage_ledger_store(pool, unix_now),
+      ledger_counters);
+  actors::validation_pool validation{sys, validator, cfg.validation.workers,
+                                     ledger, prober};
   actors::usage_recorder usage{sys, actors::storage_usage_sink(pool)};
   actors::rate_limiter_options limiter_opts;
   limiter_opts.ip_per_minute = cfg.limits.ip_per_minute;
@@ -324,6 +297,7 @@ int serve(const config::settings& cfg) {
   usage.flush_and_stop();
   limiter.stop();
   validation.stop();
+  caf::anon_send_exit(ledger, caf::exit_reason::user_shutdown);
   batch_storage.stop();
   pool.stop();
   sys.await_all_actors_done();

@@ -4,6 +4,7 @@
 #include "actors/log.hpp"
 #include "actors/thread_priority.hpp"
 #include "core/base/ascii.hpp"
+#include "core/validation/smtp_stage.hpp"
 #include "security/random.hpp"
 
 #include <caf/all.hpp>
@@ -85,6 +86,7 @@ struct parked_item {
 struct deferral {
   std::size_t passes = 0;
   bool reached = false; ///< Some pass reached a server (the credit is used).
+  std::size_t attempts = 0; ///< RCPTs of the earlier passes.
 };
 
 struct supervisor_state {
@@ -385,12 +387,13 @@ void pump(supervisor* self) {
 bool park_if_deferred(supervisor* self, item_done& done) {
   auto& st = self->state;
   auto& waits = st.env->cfg.greylist_retry_ms;
-  if (!st.current.smtp || !done.r.smtp.greylisted)
+  if (!st.current.smtp || !core::validation::recheck_later(done.r.smtp))
     return false;
   auto& d = st.deferrals[done.seq];
   if (d.passes >= waits.size())
     return false;
   d.reached = d.reached || done.r.credits_used > 0;
+  d.attempts += done.r.smtp_reply.attempts;
   auto due = steady::now() + std::chrono::milliseconds(waits[d.passes]);
   ++d.passes;
   item it;
@@ -408,10 +411,18 @@ bool park_if_deferred(supervisor* self, item_done& done) {
 
 // The row of a final result; an address some earlier pass reached has used
 // its credit even when the last pass did not reach a server.
+// Its facts count every pass: it met greylisting, and the RCPTs of the
+// parked passes are attempts too.
 item settle(supervisor* self, item_done& done) {
   auto& st = self->state;
+  auto d = st.deferrals.find(done.seq);
+  if (d != st.deferrals.end()) {
+    done.r.smtp.greylisted = true;
+    done.r.smtp.checked = done.r.smtp.checked || d->second.reached;
+    done.r.smtp_reply.attempts += d->second.attempts;
+  }
   auto it = batch::item_from_result(done.seq, done.email, done.r);
-  if (auto d = st.deferrals.find(done.seq); d != st.deferrals.end()) {
+  if (d != st.deferrals.end()) {
     if (d->second.reached)
       it.credits = 1;
     st.deferrals.erase(d);

@@ -539,30 +539,6 @@ prober_behavior(self_ptr self, prober_config config,
 
 } // namespace
 
-core::validation::smtp_facts
-to_smtp_facts(const core::smtp::address_outcome& o) {
-  core::validation::smtp_facts f;
-  f.checked = true;
-  f.catch_all = o.catch_all;
-  switch (o.rcpt.verdict) {
-    case rcpt_verdict::accepted: f.deliverable = true; break;
-    case rcpt_verdict::no_such_user: f.deliverable = false; break;
-    case rcpt_verdict::disabled:
-      f.deliverable = false;
-      f.disabled = true;
-      break;
-    case rcpt_verdict::mailbox_full:
-      f.deliverable = false;
-      f.full_inbox = true;
-      break;
-    case rcpt_verdict::greylisted_or_throttled: f.greylisted = true; break;
-    default: break;
-  }
-  f.timed_out = o.timed_out;
-  f.unroutable = o.unroutable;
-  return f;
-}
-
 prober_config make_prober_config(const config::smtp_settings& s,
                                  std::string_view hostname) {
   prober_config c;

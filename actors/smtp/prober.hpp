@@ -15,8 +15,9 @@
 //   process should refuse to start then.
 // - `probe` is thread-safe and returns at once; `done` runs exactly once,
 //   on the prober actor's thread (a CAF scheduler thread): forward the
-//   result (e.g. `anon_send` it), do not block in it. `to_smtp_facts`
-//   turns one address outcome into what `core::validation::decide` reads.
+//   result (e.g. `anon_send` it), do not block in it.
+//   `core::validation::facts_of` turns one address outcome into what
+//   `core::validation::decide` reads.
 // - `stop` answers every probe in flight with what is known (failure
 //   "stopped"), shuts the SMTP client down and joins its I/O thread; later
 //   probes are answered at once with failure "stopped".
@@ -174,10 +175,6 @@ struct probe_result {
 /// otherwise the HELO stays empty and `prober::create` refuses it.
 prober_config make_prober_config(const config::smtp_settings& settings,
                                  std::string_view hostname);
-
-/// Returns the SMTP facts of one address for `core::validation::decide`.
-core::validation::smtp_facts
-to_smtp_facts(const core::smtp::address_outcome& outcome);
 
 /// Counters for /metrics and tests.
 struct prober_counters {

@@ -218,8 +218,12 @@ void probe_plan::on_session(const session_report& report, millis now) {
       o.host = target.host;
     // An RCPT went out unless MAIL FROM was refused; a drop or time-out in
     // flight leaves no code but the command was sent.
-    if ((got.code != 0 && r.failure != session_failure::sender_rejected) ||
-        v == rcpt_verdict::other_temporary || v == rcpt_verdict::protocol_error)
+    bool replied =
+        got.code != 0 && r.failure != session_failure::sender_rejected;
+    if (replied)
+      o.answered = true;
+    if (replied || v == rcpt_verdict::other_temporary ||
+        v == rcpt_verdict::protocol_error)
       ++o.attempts;
     if (v == rcpt_verdict::accepted && flight_.probe)
       probe_done_ = true;

@@ -33,6 +33,7 @@
 
 #include "core/limits/token_bucket.hpp"
 #include "core/smtp/classify.hpp"
+#include "core/smtp/outcome.hpp"
 #include "core/smtp/session.hpp"
 
 #include <cstddef>
@@ -93,31 +94,6 @@ struct probe_settings {
   /// STARTTLS policy. With `opportunistic`, a failed handshake is retried
   /// once on the same target in clear (what MTAs do, RFC 3207 §4.1).
   tls_policy tls = tls_policy::opportunistic;
-};
-
-/// The final outcome of one address.
-struct address_outcome {
-  /// The address as requested.
-  std::string address;
-  /// The last verdict; `not_attempted` when it was never asked.
-  classification rcpt;
-  /// The domain's catch-all verdict (cached or probed); null when unknown.
-  std::optional<bool> catch_all;
-  /// The MX host whose reply decided `rcpt`; empty when none replied.
-  std::string host;
-  /// RCPT TO commands sent for it (retries included).
-  std::size_t attempts = 0;
-  /// Times a 4xx deferred it (greylisting, throttling).
-  std::size_t deferrals = 0;
-  /// A time-out (connect, reply or the budget) left it undecided.
-  bool timed_out = false;
-  /// Every address of every MX host was refused by the address policy.
-  bool unroutable = false;
-
-  /// Returns whether it ended deferred: greylisted through every retry.
-  bool greylisted() const {
-    return rcpt.verdict == rcpt_verdict::greylisted_or_throttled;
-  }
 };
 
 /// One session of a probe, for the result's log.

@@ -89,11 +89,12 @@ verdict decide(const facts& f) {
       default: break;
     }
   }
-  if (f.smtp.checked && f.smtp.disabled) {
+  const auto& smtp = f.smtp;
+  if (smtp.checked && smtp.disabled) {
     penalise("mailbox_disabled", 100);
     return finish(status::invalid, "mailbox_disabled");
   }
-  if (f.smtp.checked && f.smtp.deliverable == false && !f.smtp.full_inbox) {
+  if (smtp.checked && smtp.deliverable == false && !smtp.full_inbox) {
     penalise("rejected_email", 100);
     return finish(status::invalid, "rejected_email");
   }
@@ -102,9 +103,11 @@ verdict decide(const facts& f) {
   bool role = f.role_account.value_or(false);
   bool random = f.random && f.random->is_random;
   bool dns_error = f.route && *f.route == dns::route_kind::dns_error;
+  // Asked over SMTP without a definitive answer: timed out, deferred,
+  // refused by policy, or no server answered at all.
   bool smtp_unknown =
-      f.smtp.checked && !f.smtp.deliverable.has_value() && !f.smtp.full_inbox;
-  bool catch_all = f.smtp.checked && f.smtp.catch_all.value_or(false);
+      smtp.attempted && !smtp.deliverable.has_value() && !smtp.full_inbox;
+  bool catch_all = smtp.attempted && smtp.catch_all.value_or(false);
   if (disposable)
     penalise("disposable", disposable_points);
   if (a.ip_literal)
@@ -122,15 +125,15 @@ verdict decide(const facts& f) {
   if (dns_error)
     penalise("dns_error", dns_error_points);
   if (smtp_unknown)
-    penalise(f.smtp.unroutable
+    penalise(smtp.unroutable
                  ? "unroutable_mx"
-                 : (f.smtp.greylisted
+                 : (smtp.deferred
                         ? "greylisted"
-                        : (f.smtp.timed_out ? "timeout" : "smtp_error")),
+                        : (smtp.timed_out ? "timeout" : "smtp_error")),
              smtp_unknown_points);
   if (f.route && *f.route == dns::route_kind::implicit_mx)
     penalise("implicit_mx", implicit_mx_points);
-  if (!f.smtp.checked)
+  if (!smtp.attempted)
     penalise("no_smtp_check", no_smtp_points);
   if (f.free_provider && free_provider_points > 0)
     penalise("free_provider", free_provider_points);

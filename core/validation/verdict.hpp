@@ -1,13 +1,13 @@
 #pragma once
 
+#include "core/dns/route.hpp"
+#include "core/risk/random.hpp"
+#include "core/syntax/address.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "core/dns/route.hpp"
-#include "core/risk/random.hpp"
-#include "core/syntax/address.hpp"
 
 namespace mailassay::core::validation {
 
@@ -17,15 +17,26 @@ enum class status { valid, invalid, risky, unknown };
 /// Returns "valid", "invalid", "risky" or "unknown".
 std::string_view to_string(status s);
 
-/// What the SMTP probe found; `checked == false` when it did not run.
+/// What the SMTP stage found (core/validation/smtp_stage.hpp builds it).
 struct smtp_facts {
+  /// The SMTP stage ran for this address: a probe, a probe shared with
+  /// another caller, or the result cache. False: not asked, probing off, or
+  /// nothing to probe (no mail route) -- the `no_smtp_check` signal.
+  bool attempted = false;
+  /// A server answered `RCPT TO` for this address (now, in a shared probe,
+  /// or recently: the cache): `smtp.checked`, and what a credit pays for.
   bool checked = false;
   std::optional<bool> deliverable; ///< Mailbox accepted (null: unknown).
   std::optional<bool> catch_all;   ///< Domain accepts anything (null: unknown).
-  bool greylisted = false;         ///< Deferred through every retry.
-  bool full_inbox = false;         ///< x.2.2 / 552.
-  bool disabled = false;           ///< x.2.1.
-  bool timed_out = false;          ///< No answer within the budget.
+  /// Some pass met greylisting or throttling (4xx), even when a later pass
+  /// gave the definitive answer.
+  bool greylisted = false;
+  /// The last pass was deferred (4xx): no definitive answer, greylisted
+  /// through every retry the budget allowed.
+  bool deferred = false;
+  bool full_inbox = false; ///< x.2.2 / 552.
+  bool disabled = false;   ///< x.2.1.
+  bool timed_out = false;  ///< No answer within the budget.
   bool unroutable = false; ///< Every MX address refused by the outbound
                            ///< address policy: reason `unroutable_mx`.
 };

@@ -1,7 +1,10 @@
+#include "actors/credits/ledger.hpp"
 #include "actors/smtp/prober.hpp"
 #include "actors/validation/validator.hpp"
+#include "actors/validation_pool.hpp"
 #include "config/settings.hpp"
 #include "core/syntax/address.hpp"
+#include "core/validation/smtp_stage.hpp"
 #include "core/validation/verdict.hpp"
 #include "net/dns_resolver.hpp"
 #include "tests/net/smtp/support.hpp"
@@ -162,7 +165,7 @@ core::validation::verdict decide(const std::string& email,
   core::validation::facts f;
   f.address = &a;
   f.route = core::dns::route_kind::mx;
-  f.smtp = actors::smtp::to_smtp_facts(o);
+  f.smtp = core::validation::facts_of(o);
   return core::validation::decide(f);
 }
 
@@ -241,10 +244,16 @@ TEST_SUITE("actors.smtp.prober") {
     CHECK(ok.rcpt.verdict == rcpt_verdict::accepted);
     CHECK(ok.deferrals == 1);
     CHECK(ok.attempts == 2);
+    // Greylisted, then accepted: the facts say both.
+    auto ok_facts = core::validation::facts_of(ok);
+    CHECK(ok_facts.greylisted);
+    CHECK_FALSE(ok_facts.deferred);
+    CHECK(ok_facts.checked);
+    CHECK(ok_facts.deliverable == true);
     const auto& grey = r.addresses[1];
     CHECK(grey.greylisted());
     CHECK(grey.deferrals == 3);
-    auto facts = actors::smtp::to_smtp_facts(grey);
+    auto facts = core::validation::facts_of(grey);
     CHECK(facts.greylisted);
     CHECK_FALSE(facts.deliverable.has_value());
     CHECK(r.elapsed >= 600ms);
@@ -413,7 +422,7 @@ TEST_SUITE("actors.smtp.prober") {
     auto v = decide(grey.address, grey);
     CHECK(v.state == core::validation::status::unknown);
     CHECK(v.reason == "smtp_error"); // as when the retries run out
-    auto facts = actors::smtp::to_smtp_facts(grey);
+    auto facts = core::validation::facts_of(grey);
     CHECK(facts.greylisted);
     CHECK(r.addresses[1].rcpt.verdict == rcpt_verdict::accepted);
     CHECK(r.elapsed < 1000ms); // no retry delay spent
@@ -442,9 +451,11 @@ TEST_SUITE("actors.smtp.prober") {
     std::shared_ptr<prober> shared{std::move(fx.p)};
     core::syntax::options syntax;
     syntax.allow_test_domains = true;
-    actors::validation::validator v{std::make_shared<const core::risk::lists>(),
-                                    fx.resolver, syntax};
-    v.enable_smtp({shared, nullptr, nullptr});
+    auto v = std::make_shared<actors::validation::validator>(
+        std::make_shared<const core::risk::lists>(), fx.resolver, syntax);
+    auto ledger = actors::credits::spawn_ledger(
+        *fx.sys, nullptr, std::make_shared<actors::credits::ledger_counters>());
+    actors::validation_pool pool{*fx.sys, v, 1, ledger, shared};
     std::vector<actors::validation::request> reqs(2);
     reqs[0].email = "grey-1@mixed.test";
     reqs[0].smtp_retry_deferrals = false; // parked by the caller
@@ -455,10 +466,10 @@ TEST_SUITE("actors.smtp.prober") {
       r.timeout_ms = 4000;
     }
     std::vector<std::promise<actors::validation::result>> done(2);
-    v.validate_group(reqs,
-                     [&done](std::size_t i, actors::validation::result r) {
-                       done[i].set_value(std::move(r));
-                     });
+    v->validate_group(reqs,
+                      [&done](std::size_t i, actors::validation::result r) {
+                        done[i].set_value(std::move(r));
+                      });
     auto parked = done[0].get_future();
     auto waited = done[1].get_future();
     REQUIRE(parked.wait_for(5s) == std::future_status::ready);
@@ -470,6 +481,9 @@ TEST_SUITE("actors.smtp.prober") {
     CHECK(a.verdict.state == core::validation::status::unknown);
     CHECK(b.smtp.deliverable == true);
     CHECK(b.smtp_reply.attempts == 2);
+    CHECK(b.smtp.greylisted);
+    pool.stop();
+    caf::anon_send_exit(ledger, caf::exit_reason::user_shutdown);
     shared->stop();
   }
 

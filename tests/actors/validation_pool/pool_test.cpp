@@ -1,6 +1,7 @@
 // Where the validation pool runs a validation: on the calling thread when it
 // is cheap (no SMTP), on an actor when SMTP is asked. A real CAF system and
 // resolver, the DNS peer on loopback.
+#include "actors/credits/ledger.hpp"
 #include "actors/validation_pool.hpp"
 #include "net/dns_resolver.hpp"
 #include "tests/peers/dns_peer.hpp"
@@ -8,6 +9,7 @@
 #include <caf/all.hpp>
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <memory>
@@ -18,11 +20,26 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// A ledger store that always has credits, and counts what it was asked.
+struct counting_store final : actors::credits::ledger_store {
+  std::atomic<int> takes{0}, gives{0};
+  void take(const actors::credits::reservation&, callback done) override {
+    ++takes;
+    done(core::unit{});
+  }
+  void give_back(const actors::credits::reservation&, callback done) override {
+    ++gives;
+    done(core::unit{});
+  }
+};
+
 struct fixture {
   tests::peers::dns_peer dns;
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> sys;
   std::shared_ptr<net::dns_resolver> resolver;
+  std::shared_ptr<counting_store> store = std::make_shared<counting_store>();
+  actors::credits::ledger_actor ledger;
   std::unique_ptr<actors::validation_pool> pool;
 
   fixture() {
@@ -40,11 +57,16 @@ struct fixture {
     syntax.allow_test_domains = true;
     auto v = std::make_shared<actors::validation::validator>(
         std::make_shared<const core::risk::lists>(), resolver, syntax);
-    pool = std::make_unique<actors::validation_pool>(*sys, v, 2);
+    ledger = actors::credits::spawn_ledger(
+        *sys, store, std::make_shared<actors::credits::ledger_counters>());
+    // No prober: probing is off, so SMTP requests are answered unprobed.
+    pool =
+        std::make_unique<actors::validation_pool>(*sys, v, 2, ledger, nullptr);
   }
 
   ~fixture() {
     pool->stop();
+    caf::anon_send_exit(ledger, caf::exit_reason::user_shutdown);
     resolver->shutdown();
     sys.reset();
   }
@@ -136,14 +158,19 @@ TEST_SUITE("actors.validation_pool") {
     CHECK_FALSE(f.pool->validate_now(req, smtp_bad));
   }
 
-  TEST_CASE("a validation with SMTP goes to a validation actor") {
+  TEST_CASE("a validation with SMTP goes to a pipeline actor") {
     fixture f;
     // Cached, so only the hop can move it off this thread (no prober here:
-    // the validator concludes without probing).
+    // probing is off, the pipeline concludes without probing).
     f.run("jane@fresh.test");
     auto [at_once, a] = f.run("jane@fresh.test", true);
     CHECK(a.thread != std::this_thread::get_id());
     CHECK(a.result.route != nullptr);
+    // Probing off: not attempted, nothing reserved, free.
+    CHECK_FALSE(a.result.smtp.attempted);
+    CHECK_FALSE(a.result.smtp.checked);
+    CHECK(a.result.credits_used == 0);
+    CHECK(f.store->takes == 0);
     // The actor counts its job done just after the answer.
     for (int i = 0; i < 100 && f.pool->gauges().done < 2; ++i)
       std::this_thread::sleep_for(10ms);

@@ -19,6 +19,7 @@ syntax::parsed_address parsed(std::string_view input) {
 // The SMTP probe found the mailbox.
 validation::smtp_facts accepted() {
   validation::smtp_facts s;
+  s.attempted = true;
   s.checked = true;
   s.deliverable = true;
   s.catch_all = false;
@@ -133,6 +134,24 @@ TEST_SUITE("core.validation") {
          with_route(dns::route_kind::mx,
                     smtp([](auto& s) { s.deliverable.reset(); })),
          status::unknown, "smtp_error", 33},
+        {"SMTP asked, no server answered (checked false): -30",
+         with_route(dns::route_kind::mx, smtp([](auto& s) {
+                      s.checked = false;
+                      s.deliverable.reset();
+                      s.timed_out = true;
+                    })),
+         status::unknown, "timeout", 33},
+        {"greylisted, then accepted: greylisting costs nothing",
+         with_route(dns::route_kind::mx,
+                    smtp([](auto& s) { s.greylisted = true; })),
+         status::valid, "accepted_email", 100},
+        {"deferred through every retry: -30",
+         with_route(dns::route_kind::mx, smtp([](auto& s) {
+                      s.deliverable.reset();
+                      s.greylisted = true;
+                      s.deferred = true;
+                    })),
+         status::unknown, "smtp_error", 33},
         {"SMTP timed out: -30",
          with_route(dns::route_kind::mx, smtp([](auto& s) {
                       s.deliverable.reset();
@@ -218,6 +237,30 @@ TEST_SUITE("core.validation") {
     CHECK(v.signals[2].points == -10);
     CHECK(v.signals[3].signal == "no_smtp_check");
     CHECK(v.signals[3].points == -10);
+  }
+
+  TEST_CASE("names the SMTP signal after its cause") {
+    const auto a = parsed("anna@example-shop.de");
+    validation::facts f;
+    f.address = &a;
+    f.route = dns::route_kind::mx;
+    f.smtp = accepted();
+    f.smtp.deliverable.reset();
+    auto signal = [&] { return validation::decide(f).signals.at(0).signal; };
+    CHECK(signal() == "smtp_error");
+    f.smtp.timed_out = true;
+    CHECK(signal() == "timeout");
+    // A deferral said why there is no answer; a greylisting an earlier pass
+    // met, then a time-out, is a time-out.
+    f.smtp.greylisted = true;
+    CHECK(signal() == "timeout");
+    f.smtp.deferred = true;
+    CHECK(signal() == "greylisted");
+    f.smtp.unroutable = true;
+    CHECK(signal() == "unroutable_mx");
+    // Not asked at all: no SMTP signal but the missing check.
+    f.smtp = {};
+    CHECK(signal() == "no_smtp_check");
   }
 
   TEST_CASE("keeps every score inside its status band") {

@@ -1,0 +1,254 @@
+#include "actors/validation/pipeline.hpp"
+
+#include "actors/smtp/prober.hpp"
+#include "core/validation/smtp_stage.hpp"
+#include "net/dns_resolver.hpp"
+
+#include <caf/all.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
+#include <utility>
+
+namespace mailassay::actors::validation {
+
+namespace {
+
+namespace stage = core::validation;
+using std::chrono::milliseconds;
+
+/// How long the ledger may take to answer (a storage write).
+constexpr auto ledger_timeout = std::chrono::seconds(60);
+
+/// Validations of one job, each at its own step.
+struct job_state {
+  std::vector<request> requests;
+  std::vector<result> results;
+  std::vector<stage::credit_hold> holds;
+  std::vector<credits::reservation> held;
+  group_callback done;
+  std::shared_ptr<const core::dns::mail_route> route;
+  validator::clock_type::time_point started;
+  std::size_t left = 0;
+};
+
+struct pipeline_state {
+  pipeline_env env;
+  std::unordered_map<std::uint64_t, job_state> jobs;
+  std::uint64_t next_id = 0;
+  static inline const char* name = "validation_pipeline";
+};
+
+using self_ptr = pipeline_actor::stateful_pointer<pipeline_state>;
+
+job_state* find_job(self_ptr self, std::uint64_t id) {
+  auto it = self->state.jobs.find(id);
+  return it == self->state.jobs.end() ? nullptr : &it->second;
+}
+
+// The verdict, the answer; the job ends with its last answer.
+void deliver(self_ptr self, std::uint64_t id, std::size_t i) {
+  auto* j = find_job(self, id);
+  if (!j)
+    return;
+  auto& r = j->results[i];
+  validator::conclude(r, j->started);
+  j->done(i, std::move(r));
+  if (--j->left == 0)
+    self->state.jobs.erase(id);
+}
+
+// The SMTP answer of request `i`: its honest facts, then the credit.
+void on_answer(self_ptr self, std::uint64_t id, std::size_t i,
+               const core::smtp::address_outcome& o) {
+  auto* j = find_job(self, id);
+  if (!j)
+    return;
+  auto& r = j->results[i];
+  r.smtp = stage::facts_of(o);
+  r.smtp_reply.host = o.host;
+  r.smtp_reply.attempts = o.attempts;
+  r.smtp_reply.code = o.rcpt.code;
+  if (o.rcpt.enhanced)
+    r.smtp_reply.enhanced = o.rcpt.enhanced->to_string();
+  r.smtp_reply.message = o.rcpt.message;
+  auto hold = j->holds[i];
+  r.credits_used = stage::credits_used(hold, r.smtp);
+  switch (stage::settle(hold, r.smtp)) {
+    case stage::settlement::none: return deliver(self, id, i);
+    case stage::settlement::commit:
+      self->send(self->state.env.ledger, credits::commit_credit{j->held[i]});
+      return deliver(self, id, i);
+    case stage::settlement::refund:
+      // The answer waits for the refund, so the balance it implies is
+      // already stored when the caller reads it.
+      self->request(self->state.env.ledger, ledger_timeout,
+                    credits::refund_credit{j->held[i]})
+          .then([self, id, i](bool) { deliver(self, id, i); },
+                [self, id, i](caf::error&) { deliver(self, id, i); });
+      return;
+  }
+}
+
+// Asks the MX hosts about requests `idx` of job `id` (one probe per
+// deferral policy: a request that must not wait for a greylisting retry
+// cannot share a probe with one that may).
+void probe(self_ptr self, std::uint64_t id, std::vector<std::size_t> idx) {
+  auto* j = find_job(self, id);
+  if (!j)
+    return;
+  for (bool retry : {true, false}) {
+    smtp::probe_request pr;
+    std::vector<std::size_t> asked;
+    std::int64_t budget = 0;
+    for (auto i : idx) {
+      const auto& req = j->requests[i];
+      if (req.smtp_retry_deferrals != retry)
+        continue;
+      const auto& a = j->results[i].address;
+      pr.addresses.push_back(a.local_part + "@" + a.ascii_domain);
+      budget = std::max(budget, req.timeout_ms);
+      asked.push_back(i);
+    }
+    if (asked.empty())
+      continue;
+    pr.domain = j->results[asked.front()].address.ascii_domain;
+    pr.route = *j->route;
+    pr.budget = milliseconds(budget);
+    pr.retry_deferrals = retry;
+    auto me = caf::actor_cast<pipeline_actor>(self);
+    self->state.env.prober->probe(
+        std::move(pr), [me, id, asked](smtp::probe_result p) mutable {
+          p.addresses.resize(asked.size());
+          caf::anon_send(
+              me, job_probed{id, std::move(asked), std::move(p.addresses)});
+        });
+  }
+}
+
+// Takes the credit of request `i` before its probe; a refusal is its
+// answer (402).
+void reserve(self_ptr self, std::uint64_t id, std::size_t i) {
+  auto* j = find_job(self, id);
+  if (!j)
+    return;
+  self->request(
+          self->state.env.ledger, ledger_timeout,
+          credits::reserve_credit{j->requests[i].organization_id, "validate"})
+      .then(
+          [self, id, i](credits::reserve_outcome& o) {
+            auto* j = find_job(self, id);
+            if (!j)
+              return;
+            if (o.refused) {
+              j->results[i].refused = std::move(o.refused);
+              return deliver(self, id, i);
+            }
+            j->held[i] = std::move(o.held);
+            probe(self, id, {i});
+          },
+          [self, id, i](caf::error&) {
+            auto* j = find_job(self, id);
+            if (!j)
+              return;
+            j->results[i].refused = core::make_error(
+                core::errc::internal, "the credit ledger did not answer");
+            deliver(self, id, i);
+          });
+}
+
+// The job's mail route is known: each request's SMTP plan and credit.
+void on_routed(self_ptr self, std::uint64_t id,
+               std::shared_ptr<const core::dns::mail_route> route) {
+  auto* j = find_job(self, id);
+  if (!j)
+    return;
+  j->route = std::move(route);
+  bool probing_on = self->state.env.prober != nullptr;
+  std::vector<std::size_t> prepaid;
+  std::vector<std::size_t> now;
+  for (std::size_t i = 0; i < j->requests.size(); ++i) {
+    auto& r = j->results[i];
+    const auto& req = j->requests[i];
+    bool routed = validator::routable(r) && j->route;
+    if (routed)
+      r.route = j->route;
+    auto plan = stage::plan_smtp(req.smtp, probing_on, r.address,
+                                 routed ? j->route.get() : nullptr);
+    j->holds[i] = stage::hold_for(plan, req.credits_prepaid);
+    switch (j->holds[i]) {
+      case stage::credit_hold::none: now.push_back(i); break;
+      case stage::credit_hold::reserve: reserve(self, id, i); break;
+      case stage::credit_hold::prepaid: prepaid.push_back(i); break;
+    }
+  }
+  if (!prepaid.empty())
+    probe(self, id, std::move(prepaid));
+  // Last: answering may end the job.
+  for (auto i : now)
+    deliver(self, id, i);
+}
+
+void on_job(self_ptr self, smtp_job& job) {
+  auto& st = self->state;
+  auto& gauges = *st.env.gauges;
+  if (!job.batch) {
+    --gauges.queued;
+    ++gauges.busy;
+  }
+  auto id = ++st.next_id;
+  auto& j = st.jobs[id];
+  j.started = validator::clock_type::now();
+  j.requests = std::move(job.requests);
+  j.done = std::move(job.done);
+  j.left = j.requests.size();
+  j.results.resize(j.left);
+  j.holds.assign(j.left, stage::credit_hold::none);
+  j.held.resize(j.left);
+  const std::string* domain = nullptr;
+  for (std::size_t i = 0; i < j.left; ++i) {
+    st.env.free->prepare(j.requests[i], j.results[i]);
+    if (!domain && validator::routable(j.results[i]))
+      domain = &j.results[i].address.ascii_domain;
+  }
+  if (!job.batch) {
+    --gauges.busy;
+    ++gauges.done;
+  }
+  if (j.left == 0) {
+    st.jobs.erase(id);
+    return;
+  }
+  if (!domain)
+    return on_routed(self, id, nullptr);
+  auto& resolver = *st.env.free->shared_resolver();
+  if (auto cached = resolver.cached_route(*domain))
+    return on_routed(self, id, std::move(cached));
+  auto me = caf::actor_cast<pipeline_actor>(self);
+  resolver.resolve_mail_route(*domain, [me, id](core::dns::mail_route r) {
+    caf::anon_send(me,
+                   job_routed{id, std::make_shared<const core::dns::mail_route>(
+                                      std::move(r))});
+  });
+}
+
+pipeline_actor::behavior_type pipeline_fn(self_ptr self, pipeline_env env) {
+  self->state.env = std::move(env);
+  return {
+      [self](smtp_job& job) { on_job(self, job); },
+      [self](job_routed& r) { on_routed(self, r.job, std::move(r.route)); },
+      [self](job_probed& p) {
+        for (std::size_t k = 0; k < p.requests.size(); ++k)
+          on_answer(self, p.job, p.requests[k], p.answers[k]);
+      },
+  };
+}
+
+} // namespace
+
+pipeline_actor spawn_pipeline(caf::actor_system& sys, pipeline_env env) {
+  return sys.spawn(pipeline_fn, std::move(env));
+}
+
+} // namespace mailassay::actors::validation

@@ -1,0 +1,73 @@
+#pragma once
+
+// One validation's request and result, as http/, the batch runner, the CLI
+// and the pipeline's actors hand them on.
+
+#include "core/base/expected.hpp"
+#include "core/dns/route.hpp"
+#include "core/syntax/address.hpp"
+#include "core/validation/free_checks.hpp"
+#include "core/validation/verdict.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mailassay::actors::validation {
+
+/// One address to validate, with what the caller's key allows.
+struct request {
+  std::string email;
+  bool smtp = false;               ///< SMTP probe asked for (and allowed).
+  std::int64_t timeout_ms = 10000; ///< SMTP budget.
+  core::validation::toggles toggles;
+  /// Who pays for the probe (one credit, reserved before it).
+  std::string organization_id;
+  /// The credit was reserved already (batch jobs reserve at upload): no
+  /// reservation, no refund; `result::credits_used` says what was used.
+  bool credits_prepaid = false;
+  /// Wait for and retry 4xx deferrals (greylisting, throttling) inside the
+  /// probe. False: a deferred address comes back at once as greylisted
+  /// (unknown, one attempt), for a batch that parks and re-submits it.
+  bool smtp_retry_deferrals = true;
+};
+
+/// What the SMTP probe reported beyond the verdict's facts.
+struct smtp_detail {
+  std::string host; ///< MX host whose reply decided; empty: none.
+  /// Passes: RCPT TO commands sent for it (greylisting retries
+  /// included); those of the probe that answered when it was shared or
+  /// cached.
+  std::size_t attempts = 0;
+  int code = 0;         ///< RCPT reply code; 0: none.
+  std::string enhanced; ///< e.g. "5.1.1"; empty: none.
+  std::string message;  ///< Reply text (bounded).
+};
+
+/// Everything found about one address; http/ and the CLI render it.
+struct result {
+  core::syntax::parsed_address address;
+  /// Null: DNS not asked. Shared with the DNS cache (never changed).
+  std::shared_ptr<const core::dns::mail_route> route;
+  core::validation::free_checks checks;
+  bool enrichment = false; ///< The key asked for enrichment.
+  core::validation::smtp_facts smtp;
+  smtp_detail smtp_reply;
+  core::validation::verdict verdict;
+  /// Set when the request cannot be served (e.g. insufficient credits):
+  /// the caller answers this error instead of the result.
+  std::optional<core::error> refused;
+  std::int64_t credits_used = 0;
+  double duration_ms = 0;
+};
+
+/// Where a result goes. Taken as an rvalue so that a result (two dozen
+/// strings) is handed on, not moved at every hop of the pipeline.
+using result_callback = std::function<void(result&&)>;
+
+/// Where the results of a group go: the request's index and its result.
+using group_callback = std::function<void(std::size_t, result&&)>;
+
+} // namespace mailassay::actors::validation

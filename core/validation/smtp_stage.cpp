@@ -1,0 +1,87 @@
+#include "core/validation/smtp_stage.hpp"
+
+namespace mailassay::core::validation {
+
+using smtp::rcpt_verdict;
+
+std::string_view to_string(smtp_plan p) {
+  switch (p) {
+    case smtp_plan::not_asked: return "not_asked";
+    case smtp_plan::off: return "off";
+    case smtp_plan::no_route: return "no_route";
+    case smtp_plan::probe: return "probe";
+  }
+  return "not_asked";
+}
+
+smtp_plan plan_smtp(bool asked, bool probing_on,
+                    const syntax::parsed_address& address,
+                    const dns::mail_route* route) {
+  if (!asked)
+    return smtp_plan::not_asked;
+  if (!probing_on)
+    return smtp_plan::off;
+  // An IP literal is never looked up in DNS, and probing one would let a
+  // caller aim us at any address: no route.
+  if (!address.valid || address.ip_literal || route == nullptr)
+    return smtp_plan::no_route;
+  switch (route->kind) {
+    case dns::route_kind::mx:
+    case dns::route_kind::implicit_mx: return smtp_plan::probe;
+    default: return smtp_plan::no_route;
+  }
+}
+
+credit_hold hold_for(smtp_plan plan, bool prepaid) {
+  if (plan != smtp_plan::probe)
+    return credit_hold::none;
+  return prepaid ? credit_hold::prepaid : credit_hold::reserve;
+}
+
+smtp_facts facts_of(const smtp::address_outcome& o) {
+  smtp_facts f;
+  f.attempted = true;
+  f.checked = o.answered;
+  f.catch_all = o.catch_all;
+  switch (o.rcpt.verdict) {
+    case rcpt_verdict::accepted: f.deliverable = true; break;
+    case rcpt_verdict::no_such_user: f.deliverable = false; break;
+    case rcpt_verdict::disabled:
+      f.deliverable = false;
+      f.disabled = true;
+      break;
+    case rcpt_verdict::mailbox_full:
+      f.deliverable = false;
+      f.full_inbox = true;
+      break;
+    case rcpt_verdict::greylisted_or_throttled: f.deferred = true; break;
+    default: break;
+  }
+  // Only a reply decides: a verdict without one (refused before sending,
+  // not asked) leaves the mailbox unknown.
+  if (!o.answered) {
+    f.deliverable.reset();
+    f.disabled = false;
+    f.full_inbox = false;
+  }
+  f.greylisted = f.deferred || o.deferrals > 0;
+  f.timed_out = o.timed_out;
+  f.unroutable = o.unroutable;
+  return f;
+}
+
+settlement settle(credit_hold hold, const smtp_facts& facts) {
+  if (hold != credit_hold::reserve)
+    return settlement::none;
+  return facts.checked ? settlement::commit : settlement::refund;
+}
+
+std::int64_t credits_used(credit_hold hold, const smtp_facts& facts) {
+  return hold != credit_hold::none && facts.checked ? 1 : 0;
+}
+
+bool recheck_later(const smtp_facts& facts) {
+  return facts.attempted && facts.deferred;
+}
+
+} // namespace mailassay::core::validation
