@@ -28,11 +28,12 @@ struct text_hash {
   }
 };
 
-// Up to 1 IP + 3 key windows + device + widget IP buckets per check.
+// Up to 1 IP + 3 key windows + device + widget IP + 3 auth buckets per
+// check.
 template <class Bucket>
 struct bucket_list {
-  Bucket* buckets[8] = {};
-  std::string_view scopes[8];
+  Bucket* buckets[12] = {};
+  std::string_view scopes[12];
   std::size_t size = 0;
 
   void add(Bucket* b, std::string_view scope) {
@@ -108,13 +109,33 @@ std::optional<window_spec> widget_window(const widget_scope& w) {
   return window_spec{w.limit, w.period};
 }
 
+// Calls `f(scope, name)` for each account-endpoint scope `c` names.
+template <class F>
+void for_auth_scopes(const limit_check& c, F f) {
+  if (c.login_ip)
+    f(*c.login_ip, "login_ip");
+  if (c.login_account)
+    f(*c.login_account, "login_account");
+  if (c.signup_ip)
+    f(*c.signup_ip, "signup_ip");
+}
+
+// The id of an account-endpoint bucket in the shared table.
+std::string auth_id(std::string_view scope, const window_scope& w) {
+  std::string id{scope};
+  id += ':';
+  id += w.id;
+  return id;
+}
+
 } // namespace
 
 /// One bucket table per scope.
 struct limiter_tables {
   explicit limiter_tables(const rate_limiter_options& o)
       : ip(o.max_ip_buckets), keys(o.max_key_buckets),
-        device(o.max_device_buckets), widget_ip(o.max_widget_ip_buckets) {}
+        device(o.max_device_buckets), widget_ip(o.max_widget_ip_buckets),
+        auth(o.max_auth_buckets) {}
   core::limits::bucket_table<std::string> ip;
   // Looked up by the key id's view: no copy per check.
   core::limits::bucket_table<std::string, core::limits::multi_window, text_hash,
@@ -122,6 +143,9 @@ struct limiter_tables {
       keys;
   core::limits::bucket_table<std::string> device;
   core::limits::bucket_table<std::string> widget_ip;
+  // Login per IP and per account, sign-up per IP: ids carry the scope
+  // ("login_ip:" + IP ...), so one table holds the three.
+  core::limits::bucket_table<std::string> auth;
 };
 
 /// What the facade and the sweeping actor share: the tables behind one
@@ -196,6 +220,10 @@ limit_decision limiter_shared::check(const limit_check& c) {
   if (c.widget_ip)
     if (auto spec = widget_window(*c.widget_ip))
       list.add(&one_window(t.widget_ip, c.widget_ip->id, *spec, now), "ip");
+  for_auth_scopes(c, [&](const window_scope& w, std::string_view scope) {
+    if (auto spec = widget_window(w))
+      list.add(&one_window(t.auth, auth_id(scope, w), *spec, now), scope);
+  });
   auto d =
       to_decision(list, core::limits::take_all({list.buckets, list.size}, now));
   (d.allowed ? gauges.allowed : gauges.refused)
@@ -208,7 +236,7 @@ limit_decision limiter_shared::peek(const limit_check& c) const {
   auto now = c.now;
   bucket_list<const token_bucket> list;
   // An absent bucket behaves like a new, full one.
-  std::optional<token_bucket> fresh[8];
+  std::optional<token_bucket> fresh[12];
   std::size_t fresh_used = 0;
   auto one = [&](const bucket_table<std::string>& table, const std::string& id,
                  window_spec spec, std::string_view scope) {
@@ -245,6 +273,10 @@ limit_decision limiter_shared::peek(const limit_check& c) const {
   if (c.widget_ip)
     if (auto spec = widget_window(*c.widget_ip))
       one(t.widget_ip, c.widget_ip->id, *spec, "ip");
+  for_auth_scopes(c, [&](const window_scope& w, std::string_view scope) {
+    if (auto spec = widget_window(w))
+      one(t.auth, auth_id(scope, w), *spec, scope);
+  });
   return to_decision(list,
                      core::limits::peek_all({list.buckets, list.size}, now));
 }
@@ -257,18 +289,21 @@ void limiter_shared::publish() {
   g.key_buckets.store(static_cast<std::int64_t>(t.keys.size()), rel);
   g.device_buckets.store(static_cast<std::int64_t>(t.device.size()), rel);
   g.widget_ip_buckets.store(static_cast<std::int64_t>(t.widget_ip.size()), rel);
+  g.auth_buckets.store(static_cast<std::int64_t>(t.auth.size()), rel);
   g.evictions.store(
       static_cast<std::int64_t>(t.ip.evictions() + t.keys.evictions() +
-                                t.device.evictions() + t.widget_ip.evictions()),
+                                t.device.evictions() + t.widget_ip.evictions() +
+                                t.auth.evictions()),
       rel);
   g.active_evictions.store(
       static_cast<std::int64_t>(
           t.ip.active_evictions() + t.keys.active_evictions() +
-          t.device.active_evictions() + t.widget_ip.active_evictions()),
+          t.device.active_evictions() + t.widget_ip.active_evictions() +
+          t.auth.active_evictions()),
       rel);
   g.swept.store(static_cast<std::int64_t>(t.ip.swept() + t.keys.swept() +
                                           t.device.swept() +
-                                          t.widget_ip.swept()),
+                                          t.widget_ip.swept() + t.auth.swept()),
                 rel);
 }
 
@@ -277,8 +312,8 @@ namespace {
 struct sweeper_state {
   std::shared_ptr<limiter_shared> shared;
   bool sweeping = false; // a pass is under way (steps queued)
-  int table = 0;         // table the pass is on: ip, keys, device, widget ip
-  millis at{0};          // the time the pass sweeps at
+  int table = 0; // table the pass is on: ip, keys, device, widget ip, auth
+  millis at{0};  // the time the pass sweeps at
   static inline const char* name = "rate_limiter";
 };
 
@@ -293,12 +328,13 @@ bool sweep_step(sweeper_state& st) {
     case 0: done = t.ip.sweep_some(st.at, budget); break;
     case 1: done = t.keys.sweep_some(st.at, budget); break;
     case 2: done = t.device.sweep_some(st.at, budget); break;
-    default: done = t.widget_ip.sweep_some(st.at, budget); break;
+    case 3: done = t.widget_ip.sweep_some(st.at, budget); break;
+    default: done = t.auth.sweep_some(st.at, budget); break;
   }
   sh.publish();
   if (done)
     ++st.table;
-  return st.table > 3;
+  return st.table > 4;
 }
 
 rate_limiter_actor::behavior_type

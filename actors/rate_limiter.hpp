@@ -43,6 +43,9 @@ struct widget_scope {
   core::limits::millis period{60000};
 };
 
+/// A one-window scope of any endpoint (the account endpoints' throttles).
+using window_scope = widget_scope;
+
 /// One request to admit. Every present scope must allow it; then one token
 /// is taken from each of its windows, otherwise from none.
 struct limit_check {
@@ -50,6 +53,13 @@ struct limit_check {
   std::optional<key_scope> key;          ///< Per API key (minute/hour/day).
   std::optional<widget_scope> device;    ///< Widget, per device id.
   std::optional<widget_scope> widget_ip; ///< Widget, per client IP.
+  /// POST /v2/auth/login per client IP: every attempt.
+  std::optional<window_scope> login_ip;
+  /// POST /v2/auth/login per account (the email as given, lower-cased):
+  /// failed attempts only (docs/rate-limits.md).
+  std::optional<window_scope> login_account;
+  /// POST /v2/auth/signup per client IP.
+  std::optional<window_scope> signup_ip;
   /// Milliseconds since an arbitrary epoch, from a monotonic clock
   /// (`steady_clock::now().time_since_epoch()`), the same for every check.
   core::limits::millis now{0};
@@ -60,7 +70,8 @@ struct limit_check {
 struct limit_decision {
   bool allowed = true;
   /// Scope that refused: "ip", "key", "device" ("ip" also for the widget's
-  /// per-IP scope); empty when allowed.
+  /// per-IP scope), "login_ip", "login_account", "signup_ip"; empty when
+  /// allowed.
   std::string_view refused_by;
   /// Scope whose window the numbers describe; empty when no window applied
   /// (all scopes unlimited or absent), and then all numbers are 0.
@@ -82,6 +93,8 @@ struct rate_limiter_options {
   std::size_t max_key_buckets = 100000;       ///< Per API key.
   std::size_t max_device_buckets = 100000;    ///< Widget, per device id.
   std::size_t max_widget_ip_buckets = 100000; ///< Widget, per client IP.
+  /// Login (per IP and per account) and sign-up (per IP), one table.
+  std::size_t max_auth_buckets = 100000;
   /// How often full (idle) buckets are dropped.
   std::chrono::milliseconds sweep_interval{10000};
   /// Entries one sweep step examines while holding the tables' lock; a
@@ -95,9 +108,10 @@ struct limiter_gauges {
   std::atomic<std::int64_t> key_buckets{0};
   std::atomic<std::int64_t> device_buckets{0};
   std::atomic<std::int64_t> widget_ip_buckets{0};
-  std::atomic<std::int64_t> allowed{0};   ///< Checks allowed since start.
-  std::atomic<std::int64_t> refused{0};   ///< Checks refused since start.
-  std::atomic<std::int64_t> evictions{0}; ///< Dropped by a full table.
+  std::atomic<std::int64_t> auth_buckets{0}; ///< Login and sign-up.
+  std::atomic<std::int64_t> allowed{0};      ///< Checks allowed since start.
+  std::atomic<std::int64_t> refused{0};      ///< Checks refused since start.
+  std::atomic<std::int64_t> evictions{0};    ///< Dropped by a full table.
   /// Part of `evictions` that dropped a bucket still in use (the table
   /// bound is too small for the traffic, or a flood is under way).
   std::atomic<std::int64_t> active_evictions{0};

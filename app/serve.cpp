@@ -80,6 +80,8 @@ void add_limiter_gauges(http::metrics& stats, const actors::limiter_gauges& g) {
   gauge(
       table("widget_ip"),
       help, [p]() -> auto& { return p->widget_ip_buckets; });
+  gauge(
+      table("auth"), help, [p]() -> auto& { return p->auth_buckets; });
   const char* checks = "Rate-limit checks since start, by outcome.";
   gauge(
       "mailassay_rate_limit_checks{outcome=\"allowed\"}",

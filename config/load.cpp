@@ -277,6 +277,21 @@ const std::vector<key_spec>& registry() {
      "Widget validations per minute per client IP (0: unlimited).",
      integer(MAILASSAY_FIELD(limits.widget_ip_per_minute), 0, 1LL << 40),
      MAILASSAY_SHOW(limits.widget_ip_per_minute)},
+    {"limits", "login_ip_per_minute",
+     "Login attempts per minute per client IP, right or wrong (0: "
+     "unlimited); more get 429 with Retry-After.",
+     integer(MAILASSAY_FIELD(limits.login_ip_per_minute), 0, 1LL << 40),
+     MAILASSAY_SHOW(limits.login_ip_per_minute)},
+    {"limits", "login_account_per_hour",
+     "Failed logins per hour per account email (0: unlimited); then every "
+     "login to it gets 429 with Retry-After until the window refills.",
+     integer(MAILASSAY_FIELD(limits.login_account_per_hour), 0, 1LL << 40),
+     MAILASSAY_SHOW(limits.login_account_per_hour)},
+    {"limits", "signup_ip_per_hour",
+     "Sign-ups per hour per client IP (0: unlimited); more get 429 with "
+     "Retry-After.",
+     integer(MAILASSAY_FIELD(limits.signup_ip_per_hour), 0, 1LL << 40),
+     MAILASSAY_SHOW(limits.signup_ip_per_hour)},
     {"limits", "enabled",
      "Benchmarks only: false turns off the rate limiter and usage recording "
      "(no 429, no key stats).",

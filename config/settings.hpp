@@ -57,6 +57,12 @@ struct limits_settings {
   /// Widget anti-abuse windows per minute; 0 = unlimited.
   std::int64_t widget_device_per_minute = 10;
   std::int64_t widget_ip_per_minute = 60;
+  /// Login attempts per minute per client IP; 0 = unlimited.
+  std::int64_t login_ip_per_minute = 30;
+  /// Failed logins per hour per account (the email given); 0 = unlimited.
+  std::int64_t login_account_per_hour = 10;
+  /// Sign-ups per hour per client IP; 0 = unlimited.
+  std::int64_t signup_ip_per_hour = 10;
   /// false (benchmarks only): no rate limiter and no usage recording.
   bool enabled = true;
 };

@@ -1,7 +1,9 @@
 #include "http/codec.hpp"
 
+#include "core/account/allowed_domain.hpp"
 #include "core/base/ascii.hpp"
 #include "core/base/time_format.hpp"
+#include "http/json_body.hpp"
 #include "http/text_cursor.hpp"
 #include "http/text_pool.hpp"
 
@@ -53,12 +55,12 @@ core::expected<json> parse_object(const request_view& req) {
     return bad_request("Content-Type must be application/json");
   if (req.body.empty())
     return bad_request("Request body must be a JSON object");
-  auto parsed = json::parse(req.body, nullptr, false);
-  if (parsed.is_discarded())
-    return bad_request("Malformed JSON in request body");
-  if (!parsed.is_object())
+  auto parsed = parse_json_body(req.body);
+  if (!parsed)
+    return std::move(parsed).error_value();
+  if (!parsed->is_object())
     return bad_request("Request body must be a JSON object");
-  return parsed;
+  return std::move(*parsed);
 }
 
 object_reader::object_reader(const json& obj,
@@ -96,7 +98,36 @@ std::optional<std::string> object_reader::text(const char* name, bool required,
   }
   if (value.size() > max) {
     errors_.push_back(full(name) + " must be shorter than or equal to " +
-                      std::to_string(max) + " characters");
+                      std::to_string(max) + " octets");
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<std::string> object_reader::label(const char* name, bool required,
+                                                std::size_t max_chars) {
+  // Counted in characters: a person's name is measured as they see it
+  // (the body's own limit bounds the bytes).
+  auto value = text(name, required, SIZE_MAX);
+  if (!value)
+    return std::nullopt;
+  bool blank = true;
+  std::size_t chars = 0;
+  for (unsigned char c : *value) {
+    if (c < 0x20 || c == 0x7f) {
+      errors_.push_back(full(name) + " must not contain control characters");
+      return std::nullopt;
+    }
+    blank = blank && c == ' ';
+    chars += (c & 0xC0) != 0x80;
+  }
+  if (blank && (required || !value->empty())) {
+    errors_.push_back(full(name) + " must not be blank");
+    return std::nullopt;
+  }
+  if (chars > max_chars) {
+    errors_.push_back(full(name) + " must be shorter than or equal to " +
+                      std::to_string(max_chars) + " characters");
     return std::nullopt;
   }
   return value;
@@ -203,20 +234,37 @@ bool looks_like_domain(const std::string& s) {
 
 // -- decoders ---------------------------------------------------------------
 
+namespace {
+
+// At least 8 octets, and not only blanks (eight spaces pass a length rule
+// and nothing else); the check of a new password, never of a login's.
+void check_password(object_reader& r, const std::string& password) {
+  if (password.empty())
+    return;
+  if (password.size() < 8)
+    return r.add("password must be longer than or equal to 8 characters");
+  bool blank = std::all_of(password.begin(), password.end(), [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+  });
+  if (blank)
+    r.add("password must not be blank");
+}
+
+} // namespace
+
 core::expected<accounts::signup_input> signup(const request_view& req) {
   auto body = parse_object(req);
   if (!body)
     return std::move(body).error_value();
   object_reader r{*body, {"organizationName", "email", "password", "name"}};
   accounts::signup_input in;
-  in.organization_name = r.text("organizationName", true, 200).value_or("");
+  in.organization_name = r.label("organizationName", true, 200).value_or("");
   in.email = r.text("email", true, 254).value_or("");
   in.password = r.text("password", true, 256).value_or("");
-  in.name = r.text("name", false, 200).value_or("");
+  in.name = r.label("name", false, 200).value_or("");
   if (!in.email.empty() && !looks_like_email(in.email))
     r.add("email must be an email");
-  if (!in.password.empty() && in.password.size() < 8)
-    r.add("password must be longer than or equal to 8 characters");
+  check_password(r, in.password);
   if (auto f = failure_of(r))
     return *f;
   return in;
@@ -254,12 +302,11 @@ core::expected<accounts::new_member_input> new_member(const request_view& req) {
   accounts::new_member_input in;
   in.email = r.text("email", true, 254).value_or("");
   in.password = r.text("password", true, 256).value_or("");
-  in.name = r.text("name", false, 200).value_or("");
+  in.name = r.label("name", false, 200).value_or("");
   auto role = r.text("role", false, 16);
   if (!in.email.empty() && !looks_like_email(in.email))
     r.add("email must be an email");
-  if (!in.password.empty() && in.password.size() < 8)
-    r.add("password must be longer than or equal to 8 characters");
+  check_password(r, in.password);
   if (role) {
     if (auto parsed = acc::parse_role(*role))
       in.role = *parsed;
@@ -327,6 +374,7 @@ std::optional<std::vector<std::string>> read_domains(object_reader& r) {
   auto domains = r.strings("allowedDomains", 100);
   if (!domains)
     return std::nullopt;
+  bool ok = true;
   for (auto& d : *domains) {
     d = core::ascii_lower(d);
     if (!looks_like_domain(d)) {
@@ -334,7 +382,23 @@ std::optional<std::vector<std::string>> read_domains(object_reader& r) {
             "port or path)");
       return std::nullopt;
     }
+    // An entry admits its subdomains: `com` would admit every .com site.
+    switch (acc::scope_of_allowed_domain(d)) {
+      case acc::domain_scope::site: break;
+      case acc::domain_scope::single_label:
+        r.add("allowedDomains must not contain a single-label name (" + d +
+              "): name the site's domain, e.g. example.com");
+        ok = false;
+        break;
+      case acc::domain_scope::public_suffix:
+        r.add("allowedDomains must not contain a public suffix (" + d +
+              "): it would admit every site registered under it");
+        ok = false;
+        break;
+    }
   }
+  if (!ok)
+    return std::nullopt;
   return domains;
 }
 
@@ -347,7 +411,7 @@ core::expected<accounts::new_key_input> new_key(const request_view& req) {
   object_reader r{*body,
                   {"name", "allowedDomains", "config", "mode", "rateLimits"}};
   accounts::new_key_input in;
-  in.name = r.text("name", true, 100).value_or("");
+  in.name = r.label("name", true, 100).value_or("");
   in.allowed_domains = read_domains(r).value_or(std::vector<std::string>{});
   read_config(r, in.config);
   if (auto mode = r.text("mode", false, 8)) {
@@ -371,7 +435,7 @@ core::expected<accounts::key_patch> key_update(const request_view& req) {
   accounts::key_patch patch;
   auto& u = patch.fields;
   if (r.has("name"))
-    u.name = r.text("name", true, 100);
+    u.name = r.label("name", true, 100);
   if (r.has("allowedDomains"))
     u.allowed_domains = read_domains(r);
   if (auto* obj = r.object("config")) {
@@ -483,7 +547,7 @@ read_validation(const request_view& req,
   else if (i->get_ref<const std::string&>().empty())
     r.add("email should not be empty");
   else if (i->get_ref<const std::string&>().size() > 254)
-    r.add("email must be shorter than or equal to 254 characters");
+    r.add("email must be shorter than or equal to 254 octets");
   else
     in.email = i->get<std::string>();
   in.smtp = r.flag("smtp").value_or(false);

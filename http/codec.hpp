@@ -63,6 +63,10 @@ public:
   /// A string field; `max` bytes at most; missing+required -> message.
   std::optional<std::string> text(const char* name, bool required,
                                   std::size_t max = 1024);
+  /// A human label (a name): a string of at most `max_chars` characters,
+  /// no control character, not only spaces.
+  std::optional<std::string> label(const char* name, bool required,
+                                   std::size_t max_chars);
   /// A boolean field.
   std::optional<bool> flag(const char* name);
   /// An integer field within [min, max]; `nullable` admits null (returned as

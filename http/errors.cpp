@@ -33,6 +33,11 @@ constexpr row table[] = {
     {errc::rate_limited, 429, "TOO_MANY_REQUESTS"},
     {errc::widget_rate_limited, 429, "WIDGET_RATE_LIMIT"},
     {errc::method_not_allowed, 405, "METHOD_NOT_ALLOWED"},
+    {errc::request_timeout, 408, "REQUEST_TIMEOUT"},
+    {errc::uri_too_long, 414, "URI_TOO_LONG"},
+    {errc::header_too_large, 431, "HEADER_TOO_LARGE"},
+    {errc::not_implemented, 501, "NOT_IMPLEMENTED"},
+    {errc::version_not_supported, 505, "HTTP_VERSION_NOT_SUPPORTED"},
     {errc::unavailable, 503, "SERVICE_UNAVAILABLE"},
     {errc::internal, 500, "INTERNAL_ERROR"},
 };

@@ -28,11 +28,17 @@ std::string_view reason_of(int status) {
     case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
     case 409: return "Conflict";
     case 413: return "Payload Too Large";
+    case 414: return "URI Too Long";
     case 422: return "Unprocessable Entity";
     case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
     case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
     default: return status < 500 ? "Client Error" : "Internal Server Error";
   }
 }
@@ -72,13 +78,8 @@ request_view::header(std::string_view name) const {
 
 std::optional<std::string>
 request_view::query_param(std::string_view name) const {
-  try {
-    auto params = restinio::parse_query(query);
-    if (auto v = params.get_param(name))
-      return std::string{*v};
-  } catch (const std::exception&) {
-    // A malformed query string has no parameters.
-  }
+  if (auto v = args.get(name))
+    return std::string{*v};
   return std::nullopt;
 }
 
@@ -128,6 +129,10 @@ void exchange::set_rate_key(std::shared_ptr<const core::account::api_key> key) {
   impl_->rate_key = std::move(key);
 }
 
+void exchange::add_header(std::string name, std::string value) {
+  impl_->extra_headers.emplace_back(std::move(name), std::move(value));
+}
+
 void exchange::set_rate(rate_headers r) {
   impl_->rate = r;
   impl_->rate_set = true;
@@ -151,6 +156,9 @@ template <class Out>
 void add_headers(Out& out, exchange::impl& s, const response& r) {
   if (r.status != 204)
     out.append_header("Content-Type", r.content_type);
+  // Every answer: a browser must never guess another type than the one
+  // given (a JSON error quoting a path is not a page).
+  out.append_header("X-Content-Type-Options", "nosniff");
   out.append_header("X-Request-Id", s.id);
   // Read here, not when the request came in: the window as it stands now.
   if (!s.rate_set && s.svc)
@@ -166,6 +174,11 @@ void add_headers(Out& out, exchange::impl& s, const response& r) {
                       "Retry-After, X-Request-Id");
     out.append_header("Vary", "Origin");
   }
+  // RFC 9110 §11.6.1: a 401 names the scheme it wants (RFC 6750 §3).
+  if (r.status == 401)
+    out.append_header("WWW-Authenticate", "Bearer realm=\"mailassay\"");
+  for (auto& [k, v] : s.extra_headers)
+    out.append_header(k, v);
   for (auto& [k, v] : r.headers)
     out.append_header(k, v);
   if (s.close_connection)
@@ -236,19 +249,30 @@ restinio::http_status_line_t status_line(int status) {
 
 } // namespace
 
-void exchange::respond(response r) {
-  if (impl_->done.exchange(true))
-    return;
-  auto& s = *impl_;
+namespace {
+
+// What follows a response's head.
+enum class body_mode {
+  full,         ///< Content-Length and the body.
+  length_only,  ///< Content-Length, no body: a HEAD (RFC 9110 §9.3.2).
+  chunked_head, ///< Transfer-Encoding: chunked, no body: a streamed GET's
+                ///< HEAD, whose length is not known in advance.
+};
+
+// Writes the answer and lets go of the request. The whole answer goes in
+// one buffer, handed to the connection the way RESTinio's response builder
+// hands it, without the builder's string pair per field and second copy of
+// the head. An exchange without a RESTinio request (a refusal of the body
+// gate, http/server.cpp) hands its text to `raw_out` instead.
+void answer(exchange::impl& s, response r, body_mode mode) {
   if (s.added.load())
     s.deadlines->remove(s);
-  // The whole answer in one buffer, handed to the connection the way
-  // RESTinio's response builder hands it, without the builder's string pair
-  // per field and second copy of the head.
   auto text = text_pool::take();
-  bool keep_alive = s.req->header().should_keep_alive() && !s.close_connection;
+  bool keep_alive =
+      s.req && s.req->header().should_keep_alive() && !s.close_connection;
+  bool has_body = r.status != 204 && mode == body_mode::full;
   {
-    text_cursor out{text, 320 + r.body.size()};
+    text_cursor out{text, 320 + (has_body ? r.body.size() : 0)};
     if (r.status == 200) {
       out.raw("HTTP/1.1 200 OK\r\n");
     } else {
@@ -263,7 +287,9 @@ void exchange::respond(response r) {
       out.raw("Connection: keep-alive\r\n");
     else
       out.raw("Connection: close\r\n");
-    if (r.status != 204) {
+    if (mode == body_mode::chunked_head) {
+      out.raw("Transfer-Encoding: chunked\r\n");
+    } else if (r.status != 204) {
       out.raw("Content-Length: ");
       out.integer(r.body.size());
       out.raw("\r\n");
@@ -271,11 +297,16 @@ void exchange::respond(response r) {
     head_text head{out};
     add_headers(head, s, r);
     out.raw("\r\n");
-    if (r.status != 204)
+    if (has_body)
       out.raw(r.body);
   }
   text_pool::give(std::move(r.body));
   auto elapsed = count_answer(s, r.status);
+  if (!s.req) {
+    if (s.raw_out)
+      *s.raw_out = std::move(text);
+    return close_answer(s, r.status, elapsed);
+  }
   restinio::writable_items_container_t parts;
   parts.emplace_back(pooled_text{std::move(text)});
   // The connection handle leaves the request, which stays with the
@@ -289,6 +320,15 @@ void exchange::respond(response r) {
           restinio::response_connection_attr(keep_alive)},
       restinio::write_group_t{std::move(parts)});
   close_answer(s, r.status, elapsed);
+}
+
+} // namespace
+
+void exchange::respond(response r) {
+  if (impl_->done.exchange(true))
+    return;
+  answer(*impl_, std::move(r),
+         impl_->view.is_head() ? body_mode::length_only : body_mode::full);
 }
 
 struct body_stream::impl {
@@ -357,6 +397,11 @@ body_stream_ptr exchange::stream(response head) {
   if (impl_->done.exchange(true))
     return nullptr;
   auto& s = *impl_;
+  // A HEAD gets the head a GET would get, and no body to stream.
+  if (s.view.is_head()) {
+    answer(s, std::move(head), body_mode::chunked_head);
+    return nullptr;
+  }
   if (s.added.load())
     s.deadlines->remove(s);
   auto p = std::make_unique<body_stream::impl>();

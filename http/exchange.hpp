@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/base/errc.hpp"
+#include "http/query.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -35,6 +36,9 @@ struct request_view {
                          ///< trusted proxy.
   std::vector<std::pair<std::string_view, std::string_view>> headers;
   std::map<std::string, std::string> params; ///< From the route pattern.
+  /// The query's parameters, read when the route reads its query (see
+  /// `route::query`); empty otherwise.
+  query_args args;
 
   /// Notes which names `headers` holds, so that looking up one it does not
   /// hold (most lookups) skips the walk; call after filling `headers`.
@@ -45,6 +49,9 @@ struct request_view {
 
   /// Returns the decoded query parameter `name`, if present.
   std::optional<std::string> query_param(std::string_view name) const;
+
+  /// Whether the request is a HEAD (answered like a GET, without a body).
+  bool is_head() const { return method == "HEAD"; }
 
 private:
   /// A bit per name in `headers` (a hash of its length and first and last
@@ -130,6 +137,12 @@ public:
   void record_usage(std::shared_ptr<const core::account::api_key> key,
                     std::string address);
 
+  /// Adds a header to whatever response the request gets, success or
+  /// error (e.g. `Cache-Control: no-store` on an endpoint whose answers
+  /// carry a secret). A header of one particular answer goes in its
+  /// `response::headers` instead.
+  void add_header(std::string name, std::string value);
+
   /// Sets the values of the RateLimit headers of the response.
   void set_rate(rate_headers r);
 
@@ -143,7 +156,8 @@ public:
 
   /// Starts a streamed response with the status, type and headers of
   /// `head` (its body is ignored); returns null if a response was written
-  /// already. The request no longer times out: the stream ends it.
+  /// already, or when the request is a HEAD (then the head alone was
+  /// written). The request no longer times out: the stream ends it.
   body_stream_ptr stream(response head);
 
   /// Writes `body` as JSON with `status`.

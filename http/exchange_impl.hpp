@@ -57,6 +57,11 @@ struct exchange::impl {
   /// The response closes the connection (`Connection: close`).
   bool close_connection = false;
   std::string cors_origin; ///< Echoed in Access-Control-Allow-Origin.
+  /// Where the answer's text goes when there is no RESTinio request (`req`
+  /// null: a refusal the body gate made before any request was parsed).
+  std::string* raw_out = nullptr;
+  /// exchange::add_header: written on every response of the request.
+  std::vector<std::pair<std::string, std::string>> extra_headers;
   /// See exchange::record_usage; null when the request is not counted.
   std::shared_ptr<const core::account::api_key> usage_key;
   std::string usage_address;

@@ -10,6 +10,12 @@
 
 namespace mailassay::http {
 
+/// What a batch upload's body may hold beyond `batch.max_file_bytes`: the
+/// multipart envelope (boundaries, part headers, the option fields). The
+/// body gate refuses bodies over the file limit plus this; the file is
+/// measured exactly once the body is parsed.
+inline constexpr std::int64_t multipart_allowance = 64 * 1024;
+
 /// The 413 of a batch upload over `batch.max_file_bytes`; from the handler,
 /// or from the server when the body gate refused the body while it arrived.
 inline core::error file_too_large(const services& svc) {

@@ -40,6 +40,10 @@ bool matches(std::string_view pattern, std::string_view path,
 // method is `method`; else the methods the path has (for 405).
 route_match walk(std::string_view method, std::string_view path) {
   route_match out;
+  auto allow = [&](std::string_view m) {
+    if (out.allow.find(m) == std::string::npos)
+      out.allow += (out.allow.empty() ? "" : ", ") + std::string{m};
+  };
   for (auto& r : routes()) {
     // Literal segments win over parameters because the table lists them
     // first (e.g. /v2/api-keys/rate-limits before /v2/api-keys/:id).
@@ -51,8 +55,9 @@ route_match walk(std::string_view method, std::string_view path) {
       matches(r.pattern, path, &out.params);
       return out;
     }
-    if (out.allow.find(r.method) == std::string::npos)
-      out.allow += (out.allow.empty() ? "" : ", ") + std::string{r.method};
+    allow(r.method);
+    if (std::string_view{r.method} == "GET")
+      allow("HEAD");
   }
   return out;
 }
@@ -92,6 +97,9 @@ private:
 
 route_match match_route(std::string_view method, std::string_view path) {
   route_match out;
+  // A HEAD is answered by the GET route, without the body (exchange.cpp).
+  if (method == "HEAD")
+    method = "GET";
   if (path.empty() || path.front() != '/')
     return out;
   if (path.size() > 1 && path.back() == '/')

@@ -4,12 +4,13 @@ namespace mailassay::http {
 
 const std::vector<route>& routes() {
   // One line per endpoint. Literal paths come before parameterised ones.
+  // The fourth column names the query parameters an endpoint reads.
   static const std::vector<route> table = {
     {"GET", "/health", handle_health},
     {"GET", "/status", handle_status},
     {"GET", "/metrics", handle_metrics},
-    {"GET", "/docs", handle_docs},
-    {"GET", "/v2/openapi.json", handle_openapi},
+    {"GET", "/docs", handle_docs, any_query},
+    {"GET", "/v2/openapi.json", handle_openapi, any_query},
     {"POST", "/v2/auth/signup", handle_signup},
     {"POST", "/v2/auth/login", handle_login},
     {"POST", "/v2/auth/refresh", handle_refresh},
@@ -28,19 +29,20 @@ const std::vector<route>& routes() {
     {"DELETE", "/v2/api-keys/:id", handle_delete_key},
     {"POST", "/v2/api-keys/:id/revoke", handle_revoke_key},
     {"POST", "/v2/api-keys/:id/reactivate", handle_reactivate_key},
-    {"GET", "/v2/api-keys/:id/stats", handle_key_stats},
+    {"GET", "/v2/api-keys/:id/stats", handle_key_stats, "days"},
     {"GET", "/v2/credits/balance", handle_balance},
-    {"GET", "/v2/credits/transactions", handle_transactions},
+    {"GET", "/v2/credits/transactions", handle_transactions, "limit,before"},
     {"POST", "/v2/email/validate", handle_validate},
     {"POST", "/v2/widget/validate", handle_widget_validate},
-    {"GET", "/widget.js", handle_widget_script},
+    {"GET", "/widget.js", handle_widget_script, any_query},
     // The body limit is checked by the handler (batch.max_file_bytes).
-    {"POST", "/v2/batch/upload", handle_batch_upload, 32 * 1024 * 1024},
+    {"POST", "/v2/batch/upload", handle_batch_upload,
+     "deduplicate,smtp,emailColumn,fileName", 32 * 1024 * 1024},
     {"GET", "/v2/batch", handle_list_batches},
     {"GET", "/v2/batch/:jobId", handle_get_batch},
     {"POST", "/v2/batch/:jobId/cancel", handle_cancel_batch},
     {"POST", "/batch/:jobId/cancel", handle_cancel_batch},
-    {"GET", "/v2/batch/:jobId/results", handle_batch_results},
+    {"GET", "/v2/batch/:jobId/results", handle_batch_results, "format,status"},
   };
   return table;
 }

@@ -43,13 +43,19 @@ bool is_refusal_marker(std::string_view name) {
 }
 
 // Whether a client's X-Request-Id can be echoed and logged as it is: 1-64
-// visible ASCII characters, no quote or backslash (else a fresh id).
+// characters of letters, digits and `-_.:+/=@` (UUIDs, hex, base64, ULIDs,
+// "req_..." all fit), so it can never carry markup, quotes or a field
+// separator into a log line or a page (else the request gets a fresh id).
 bool usable_request_id(std::string_view id) {
   if (id.empty() || id.size() > 64)
     return false;
-  for (unsigned char c : id)
-    if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\\')
+  for (unsigned char c : id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
+              c == ':' || c == '+' || c == '/' || c == '=' || c == '@';
+    if (!ok)
       return false;
+  }
   return true;
 }
 
@@ -105,6 +111,27 @@ bool fill_view(request_view& v, const restinio::request_handle_t& req,
   v.client_ip = core::limits::client_ip(
       v.peer_ip, xff ? *xff : std::string_view{}, svc.trusted_proxies);
   return refused;
+}
+
+// Reads the query string of a route that reads one (route::query) into
+// `v.args`: 400 when it cannot be read, 422 for a parameter the route does
+// not read or one given twice. Checked with the route, before credentials,
+// like 404 and 405: the names an endpoint reads are public (OpenAPI); bad
+// values of known parameters are the handler's, after authentication.
+std::optional<core::error> read_query(request_view& v, const char* allowed) {
+  if (!allowed || v.query.empty())
+    return std::nullopt;
+  auto args = query_args::parse(v.query);
+  if (!args)
+    return args.error_value();
+  auto problems = args->problems(allowed);
+  if (!problems.empty()) {
+    auto e = core::make_error(core::errc::validation_failed, "");
+    e.details = std::move(problems);
+    return e;
+  }
+  v.args = std::move(*args);
+  return std::nullopt;
 }
 
 // One event loop: an io_context run by one thread, with its own listening
@@ -205,7 +232,7 @@ struct server::impl {
             make_error(errc::not_found, "Cannot " + std::string{req.method} +
                                             " " + std::string{req.path}));
       if (req.method == "OPTIONS")
-        return ex->respond(preflight(req, m.allow));
+        return ex->respond(options(req, m.allow));
       response r{405,
                  error_body(make_error(errc::method_not_allowed,
                                        "Method " + std::string{req.method} +
@@ -221,6 +248,8 @@ struct server::impl {
       return ex->fail(make_error(errc::payload_too_large,
                                  "Request body exceeds the limit of " +
                                      std::to_string(limit) + " bytes"));
+    if (auto e = read_query(ex->state().view, m.found->query))
+      return ex->fail(*e);
     m.found->fn(call{ex, &svc});
     // Unanswered yet: an actor or another thread answers it later, or the
     // deadline does.
@@ -228,12 +257,18 @@ struct server::impl {
       loop.deadlines->add(*ex);
   }
 
-  // Browsers ask before a cross-origin POST with Authorization. The answer
-  // cannot depend on the key (a preflight carries none); the real request is
-  // checked against the key's allowedDomains.
-  static response preflight(const request_view& req, const std::string& allow) {
+  // OPTIONS lists a path's methods. Only the widget's route is meant for
+  // pages on other sites, so only it answers a CORS preflight: browsers ask
+  // before a cross-origin POST with Authorization, and the answer cannot
+  // depend on the key (a preflight carries none); the real request is then
+  // checked against the key's allowedDomains. Every other route stays
+  // same-origin: its OPTIONS has no Access-Control-* field, so a browser
+  // refuses the cross-origin call.
+  static response options(const request_view& req, const std::string& allow) {
     response r{204, {}, "", {{"Allow", allow}}};
-    if (auto origin = req.header("Origin")) {
+    auto post = match_route("POST", req.path);
+    bool widget = post.found && post.found->fn == handle_widget_validate;
+    if (auto origin = req.header("Origin"); origin && widget) {
       r.headers.emplace_back("Access-Control-Allow-Origin",
                              std::string{*origin});
       r.headers.emplace_back("Access-Control-Allow-Methods", allow);
@@ -265,8 +300,8 @@ struct server::impl {
   // Opens loop `i` and starts its thread; throws when it cannot listen.
   void open_loop(std::size_t i, bool shared_port) {
     auto& loop = *loops[i];
-    auto upload_limit =
-        static_cast<std::uint64_t>(svc.cfg.batch.max_file_bytes);
+    auto upload_limit = static_cast<std::uint64_t>(
+        svc.cfg.batch.max_file_bytes + multipart_allowance);
     asio::use_service<body_limits_service>(loop.ioctx).limits =
         body_limits{upload_limit, hard_body_limit};
     restinio::server_settings_t<traits> settings;

@@ -20,9 +20,10 @@ using core::make_error;
 expected<acc::member> member_of(account_env& env, const principal& who,
                                 const std::string& user_id) {
   auto m = env.db.find_member(user_id);
-  if (!m)
-    return m;
-  if (m->organization_id != who.organization_id())
+  // One answer for an unknown id and another organization's user: the
+  // same status and message, so ids cannot be probed across tenants.
+  if ((!m && m.error_value().code == errc::not_found) ||
+      (m && m->organization_id != who.organization_id()))
     return make_error(errc::not_found, "Member not found");
   return m;
 }

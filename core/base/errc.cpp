@@ -17,6 +17,11 @@ std::string_view to_string(errc code) {
     case errc::rate_limited: return "rate_limited";
     case errc::widget_rate_limited: return "widget_rate_limited";
     case errc::method_not_allowed: return "method_not_allowed";
+    case errc::request_timeout: return "request_timeout";
+    case errc::uri_too_long: return "uri_too_long";
+    case errc::header_too_large: return "header_too_large";
+    case errc::not_implemented: return "not_implemented";
+    case errc::version_not_supported: return "version_not_supported";
     case errc::unavailable: return "unavailable";
     case errc::internal: return "internal";
   }

@@ -21,6 +21,11 @@ enum class errc {
   rate_limited,       ///< A rate-limit bucket is empty (429).
   widget_rate_limited, ///< The widget's anti-abuse buckets refused (429).
   method_not_allowed, ///< Route exists, method does not (405).
+  request_timeout,    ///< The request did not arrive in time (408).
+  uri_too_long,       ///< The request line is over the head limit (414).
+  header_too_large,   ///< The head's fields are over their limits (431).
+  not_implemented,    ///< A method or transfer coding no route uses (501).
+  version_not_supported, ///< Not HTTP/1.0 or HTTP/1.1 (505).
   unavailable,        ///< A dependency (storage) is down (503).
   internal,           ///< Anything unexpected (500).
 };

@@ -1,3 +1,4 @@
+#include "http/auth_throttle.hpp"
 #include "http/handler_support.hpp"
 #include "http/text_pool.hpp"
 
@@ -6,24 +7,36 @@ namespace mailassay::http {
 namespace uc = actors::accounts;
 
 void handle_signup(call c) {
+  c.ex->add_header("Cache-Control", "no-store");
   auto in = codec::signup(c.req());
   if (!in)
     return c.ex->fail(in.error_value());
+  if (!admit_signup(c))
+    return;
   with_storage(c, [c, in = std::move(*in)](uc::account_env& env) {
     reply(c, uc::signup(env, in), 201, codec::session);
   });
 }
 
 void handle_login(call c) {
+  c.ex->add_header("Cache-Control", "no-store");
   auto in = codec::login(c.req());
   if (!in)
     return c.ex->fail(in.error_value());
-  with_storage(c, [c, in = std::move(*in)](uc::account_env& env) {
-    reply(c, uc::login(env, in.first, in.second), 200, codec::session);
+  auto account = admit_login(c, in->first);
+  if (!account)
+    return;
+  with_storage(c, [c, in = std::move(*in),
+                   account = std::move(*account)](uc::account_env& env) {
+    auto r = uc::login(env, in.first, in.second);
+    if (!r && r.error_value().code == core::errc::unauthorized)
+      login_failed(c, account);
+    reply(c, r, 200, codec::session);
   });
 }
 
 void handle_refresh(call c) {
+  c.ex->add_header("Cache-Control", "no-store");
   auto token = codec::refresh_token(c.req());
   if (!token)
     return c.ex->fail(token.error_value());

@@ -7,8 +7,10 @@
 #include "http/handler_support.hpp"
 #include "security/random.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <malloc.h>
+#include <map>
 
 namespace mailassay::http {
 
@@ -95,7 +97,7 @@ struct upload_input {
   std::string email_column;
 };
 
-// Reads a boolean option; form fields win over query parameters.
+// Reads a boolean option.
 std::optional<core::error> read_flag(const std::optional<std::string>& text,
                                      const char* name, bool& out) {
   if (!text)
@@ -110,11 +112,20 @@ std::optional<core::error> read_flag(const std::optional<std::string>& text,
   return std::nullopt;
 }
 
-core::expected<upload_input> upload_of(const request_view& req) {
+// The options a multipart form may carry besides its `file`; each may also
+// come as a query parameter, but not both ways at once.
+constexpr const char* form_options[] = {"deduplicate", "smtp", "emailColumn"};
+
+// Reads the options and the CSV. One rule for names, as for JSON fields:
+// a field the endpoint does not read is 422 (`multipart field x should not
+// exist`), a name given twice (two `file` parts, a field twice, or a field
+// and a query parameter of the same name) is 422 naming it (docs/api.md).
+core::expected<upload_input> upload_of(const request_view& req,
+                                       std::int64_t max_file_bytes) {
   upload_input in;
-  std::optional<std::string> dedupe = req.query_param("deduplicate");
-  std::optional<std::string> smtp = req.query_param("smtp");
-  std::optional<std::string> column = req.query_param("emailColumn");
+  std::map<std::string, std::optional<std::string>> options;
+  for (auto* name : form_options)
+    options[name] = req.query_param(name);
   if (auto name = req.query_param("fileName"))
     in.file_name = *name;
   auto type =
@@ -124,20 +135,44 @@ core::expected<upload_input> upload_of(const request_view& req) {
         std::string{req.header("Content-Type").value_or("")}, req.body);
     if (!parts)
       return parts.error_value();
+    std::vector<std::string> problems;
+    // One message per name, in the order met.
+    auto problem = [&](std::string m) {
+      if (std::find(problems.begin(), problems.end(), m) == problems.end())
+        problems.push_back(std::move(m));
+    };
+    std::map<std::string, bool> from_form;
     bool found = false;
     for (auto& p : *parts) {
+      auto shown = core::utf8_scrub(p.name, 64);
       if (p.name == "file") {
+        if (found) {
+          problem("multipart field file must be given only once");
+          continue;
+        }
         in.csv = p.body;
         if (!p.filename.empty())
           in.file_name = p.filename;
         found = true;
-      } else if (p.name == "deduplicate") {
-        dedupe = std::string{p.body};
-      } else if (p.name == "smtp") {
-        smtp = std::string{p.body};
-      } else if (p.name == "emailColumn") {
-        column = std::string{p.body};
+        continue;
       }
+      auto option = options.find(p.name);
+      if (option == options.end()) {
+        problem("multipart field " + shown + " should not exist");
+      } else if (from_form[p.name]) {
+        problem("multipart field " + shown + " must be given only once");
+      } else if (option->second) {
+        problem(shown + " must be given either as a query parameter or as a "
+                        "form field, not both");
+      } else {
+        option->second = std::string{p.body};
+        from_form[p.name] = true;
+      }
+    }
+    if (!problems.empty()) {
+      auto e = core::make_error(core::errc::validation_failed, "");
+      e.details = std::move(problems);
+      return e;
     }
     if (!found)
       return bad_request("The multipart body has no 'file' part with the CSV");
@@ -150,11 +185,14 @@ core::expected<upload_input> upload_of(const request_view& req) {
     return bad_request("Upload the CSV as multipart/form-data (field 'file') "
                        "or as a text/csv body");
   }
-  if (auto e = read_flag(dedupe, "deduplicate", in.deduplicate))
+  // The limit is the file's: a multipart body is a little larger.
+  if (static_cast<std::int64_t>(in.csv.size()) > max_file_bytes)
+    return core::make_error(core::errc::payload_too_large, "");
+  if (auto e = read_flag(options["deduplicate"], "deduplicate", in.deduplicate))
     return *e;
-  if (auto e = read_flag(smtp, "smtp", in.smtp))
+  if (auto e = read_flag(options["smtp"], "smtp", in.smtp))
     return *e;
-  if (column)
+  if (auto& column = options["emailColumn"])
     in.email_column = *column;
   // Stored, then written as JSON in every listing: a name that is not
   // UTF-8 (a multipart filename is raw bytes) must not make those fail.
@@ -169,7 +207,7 @@ core::expected<std::vector<std::string>>
 status_filter(const request_view& req) {
   std::vector<std::string> out;
   auto text = req.query_param("status");
-  if (!text || text->empty())
+  if (!text)
     return out;
   std::size_t start = 0;
   while (start <= text->size()) {
@@ -270,15 +308,19 @@ struct results_export : std::enable_shared_from_this<results_export> {
 } // namespace
 
 void handle_batch_upload(call c) {
-  // The server's body gate refuses larger bodies while they arrive; this
-  // covers a connection it stopped following (see body_gate.hpp).
+  // The server's body gate refuses larger bodies while they arrive (the
+  // file's limit plus room for a multipart envelope); the file itself is
+  // measured once the body is read.
   if (static_cast<std::int64_t>(c.req().body.size()) >
-      c.svc->cfg.batch.max_file_bytes)
+      c.svc->cfg.batch.max_file_bytes + multipart_allowance)
     return c.ex->fail(file_too_large(*c.svc));
   with_principal(c, false, [c](uc::account_env& env, const uc::principal& who) {
-    auto in = upload_of(c.req());
-    if (!in)
+    auto in = upload_of(c.req(), c.svc->cfg.batch.max_file_bytes);
+    if (!in) {
+      if (in.error_value().code == core::errc::payload_too_large)
+        return c.ex->fail(file_too_large(*c.svc));
       return c.ex->fail(in.error_value());
+    }
     if (in->smtp && who.key && !who.key->config.smtp)
       return c.ex->fail(core::make_error(
           core::errc::forbidden,
@@ -305,8 +347,13 @@ void handle_batch_upload(call c) {
     j.credits_reserved = in->smtp ? read->unique_emails : 0;
     j.created_at = env.now;
     auto stored = env.db.create_batch_job(j, read->items);
-    if (!stored)
-      return c.ex->fail(stored.error_value());
+    if (!stored) {
+      auto e = stored.error_value();
+      // The spec's message (the ledger says it in its own words).
+      if (e.code == core::errc::insufficient_credits)
+        e.message = "Insufficient credits for SMTP validation";
+      return c.ex->fail(e);
+    }
     if (c.svc->batches)
       c.svc->batches->wake();
     // An upload briefly holds ~100 MB on this worker; give it back to the

@@ -26,6 +26,8 @@ void set_status(call c, acc::key_status status) {
 } // namespace
 
 void handle_create_key(call c) {
+  // The answer carries the key's secret.
+  c.ex->add_header("Cache-Control", "no-store");
   auto in = codec::new_key(c.req());
   with_principal(c, true, [c, in = std::move(in)](uc::account_env& env,
                                                  const uc::principal& p) {

@@ -408,6 +408,9 @@ TEST_SUITE("http.batch") {
                                 {"Content-Type", "text/csv"}});
     CHECK(short_r.status == 402);
     CHECK(json::parse(short_r.body)["code"] == "INSUFFICIENT_CREDITS");
+    // The spec's message, as for POST /v2/email/validate.
+    CHECK(json::parse(short_r.body)["message"] ==
+          "Insufficient credits for SMTP validation");
     CHECK(env.get("/v2/batch")["items"].empty());
     auto r = env.a->call("POST", "/v2/batch/upload?smtp=true", "",
                          numbered_csv(40, "good.test"),
@@ -727,5 +730,128 @@ TEST_SUITE("http.batch") {
       seen.insert(line.substr(0, line.find(',')));
     CHECK(lines == 160001);
     CHECK(seen.size() == 160001); // header + every row once
+  }
+
+  TEST_CASE("query strings are read parameter by parameter, unencoded legal "
+            "characters included") {
+    batch_env env;
+    // `,` `;` `(` `)` are legal unencoded in a query: the whole query was
+    // once dropped for them, and with it deduplicate=false.
+    auto r = env.upload("email\nann@good.test\nann@good.test\n"
+                        "info@good.test\nx@gone.test\n",
+                        "?deduplicate=false&fileName=a,b;c(1).csv");
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    auto j = json::parse(r.body);
+    CHECK(j["fileName"] == "a,b;c(1).csv");
+    CHECK(j["uniqueEmails"] == 4);
+    CHECK(j["duplicatesRemoved"] == 0);
+    auto id = j["id"].get<std::string>();
+    env.wait_done(id);
+    auto all = env.get("/v2/batch/" + id + "/results?format=json");
+    std::size_t wanted = 0;
+    for (auto& row : all["results"])
+      wanted += row["status"] == "valid" || row["status"] == "risky";
+    REQUIRE(wanted < all["results"].size()); // x@gone.test is invalid
+    // The form docs/api.md shows, unencoded.
+    auto some = env.a->call(
+        "GET", "/v2/batch/" + id + "/results?format=json&status=valid,risky",
+        env.key);
+    REQUIRE_MESSAGE(some.status == 200, some.body);
+    CHECK(some.header("content-type") == "application/json");
+    auto filtered = json::parse(some.body)["results"];
+    CHECK(filtered.size() == wanted);
+    for (auto& row : filtered)
+      CHECK((row["status"] == "valid" || row["status"] == "risky"));
+    auto refused = [&](const std::string& query, int status,
+                       const std::string& says) {
+      auto res =
+          env.a->call("GET", "/v2/batch/" + id + "/results" + query, env.key);
+      CAPTURE(query);
+      CHECK(res.status == status);
+      CHECK_MESSAGE(res.body.find(says) != std::string::npos, res.body);
+    };
+    refused("?format=json&status=bogus", 422,
+            "status must be a comma-separated list");
+    refused("?format=json&status=", 422,
+            "status must be a comma-separated list");
+    refused("?format=json&status=valid&status=risky", 422,
+            "query parameter status must be given only once");
+    refused("?format=json&x=a,b", 422, "query parameter x should not exist");
+    refused("?format=xml", 422, "format must be csv or json");
+    refused("?format=%zz", 400, "parameter 'format'");
+    refused("?format=json&=x", 400, "a parameter has no name");
+    // An option the upload does not read is refused, and makes no job.
+    auto note = env.upload("a@good.test\n", "?deduplicate=false&note=a,b");
+    CHECK(note.status == 422);
+    CHECK(json::parse(note.body)["message"] ==
+          json::array({"query parameter note should not exist"}));
+    CHECK(env.get("/v2/batch")["items"].size() == 1);
+  }
+
+  TEST_CASE("multipart fields: one rule with JSON fields, unknown or repeated "
+            "names are 422 and make no job") {
+    batch_env env;
+    auto expect = [&](const http_response& res, const std::string& message) {
+      CHECK(res.status == 422);
+      CHECK_MESSAGE(res.body.find(message) != std::string::npos, res.body);
+    };
+    expect(env.upload_multipart("email\na@good.test\n", {{"note", "x"}}),
+           "multipart field note should not exist");
+    // Two file parts: the second is not silently used (or dropped).
+    std::string b = "XyZbOuNdArY";
+    auto part = [&](const std::string& name, const std::string& body) {
+      return "--" + b + "\r\nContent-Disposition: form-data; name=\"" + name +
+             "\"; filename=\"f.csv\"\r\n\r\n" + body + "\r\n";
+    };
+    expect(env.upload(part("file", "email\na@good.test\n") +
+                          part("file", "email\nb@good.test\n") + "--" + b +
+                          "--\r\n",
+                      "", "multipart/form-data; boundary=" + b),
+           "multipart field file must be given only once");
+    std::string field_twice =
+        "--" + b +
+        "\r\nContent-Disposition: form-data; name=\"smtp\"\r\n\r\nfalse\r\n" +
+        "--" + b +
+        "\r\nContent-Disposition: form-data; name=\"smtp\"\r\n\r\ntrue\r\n" +
+        part("file", "email\na@good.test\n") + "--" + b + "--\r\n";
+    expect(env.upload(field_twice, "", "multipart/form-data; boundary=" + b),
+           "multipart field smtp must be given only once");
+    auto both = env.a->call(
+        "POST", "/v2/batch/upload?deduplicate=true", "",
+        "--" + b +
+            "\r\nContent-Disposition: form-data; name=\"deduplicate\"\r\n\r\n"
+            "false\r\n" +
+            part("file", "email\na@good.test\n") + "--" + b + "--\r\n",
+        {{"Authorization", "Bearer " + env.key},
+         {"Content-Type", "multipart/form-data; boundary=" + b}});
+    expect(both, "deduplicate must be given either as a query parameter or "
+                 "as a form field, not both");
+    CHECK(env.get("/v2/batch")["items"].empty());
+    // The known fields still work.
+    auto ok = env.upload_multipart("email\na@good.test\na@good.test\n",
+                                   {{"deduplicate", "false"}});
+    REQUIRE_MESSAGE(ok.status == 201, ok.body);
+    CHECK(json::parse(ok.body)["uniqueEmails"] == 2);
+  }
+
+  TEST_CASE("the 10 MB limit is the file's: a multipart file of exactly the "
+            "limit is accepted, one byte more is 413") {
+    batch_env env;
+    constexpr std::size_t limit = 10485760;
+    // One address, then rows without one (cheap to process), padded to
+    // exactly the limit.
+    std::string csv = "email,pad\na@good.test,x\n";
+    std::string row = "," + std::string(98, 'p') + "\n";
+    while (csv.size() + row.size() <= limit)
+      csv += row;
+    csv += "," + std::string(limit - csv.size() - 2, 'q') + "\n";
+    REQUIRE(csv.size() == limit);
+    auto over = env.upload_multipart(csv + "z");
+    CHECK(over.status == 413);
+    CHECK_MESSAGE(over.body.find("The file is larger than the limit of "
+                                 "10485760 bytes") != std::string::npos,
+                  over.body);
+    auto exact = env.upload_multipart(csv);
+    CHECK_MESSAGE(exact.status == 201, exact.body.substr(0, 300));
   }
 }

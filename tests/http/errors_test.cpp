@@ -110,7 +110,7 @@ TEST_SUITE("http.errors") {
     CHECK_FALSE(nf.header("ratelimit-reset").empty());
     auto na = http_request(srv.port(), "DELETE", "/health");
     CHECK(na.status == 405);
-    CHECK(na.header("allow") == "GET");
+    CHECK(na.header("allow") == "GET, HEAD");
     CHECK(json::parse(na.body)["statusCode"] == 405);
   }
 

@@ -156,6 +156,6 @@ TEST_SUITE("http.codec") {
     CHECK(r.error_value().code == core::errc::validation_failed);
     REQUIRE(r.error_value().details.size() == 1);
     CHECK(r.error_value().details[0] ==
-          "email must be shorter than or equal to 254 characters");
+          "email must be shorter than or equal to 254 octets");
   }
 }

@@ -59,6 +59,11 @@ void test_environment(std::map<std::string, std::string>& env) {
   // No test may reach the machine's resolver: without a test DNS server, a
   // closed loopback port answers every query with a failure.
   env.emplace("MAILASSAY_DNS_SERVERS", "127.0.0.1:1");
+  // Every test signs up and logs in from 127.0.0.1, many times per server:
+  // the account throttles stay out of the way unless a test sets them.
+  env.emplace("MAILASSAY_LIMITS_SIGNUP_IP_PER_HOUR", "0");
+  env.emplace("MAILASSAY_LIMITS_LOGIN_IP_PER_MINUTE", "0");
+  env.emplace("MAILASSAY_LIMITS_LOGIN_ACCOUNT_PER_HOUR", "0");
 }
 
 int free_port() {
