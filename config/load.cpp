@@ -334,8 +334,8 @@ const std::vector<key_spec>& registry() {
      integer(MAILASSAY_FIELD(dns.error_ttl), 0, 3600),
      MAILASSAY_SHOW(dns.error_ttl)},
     {"validation", "allow_test_domains",
-     "Accept RFC 6761 special-use domains (.test, .example, .invalid, "
-     ".localhost, .local, .onion); for tests.",
+     "Accept special-use domains (.test, .invalid, .localhost, .local, "
+     ".onion, .arpa); example names are ordinary either way; for tests.",
      boolean(MAILASSAY_FIELD(validation.allow_test_domains)),
      MAILASSAY_SHOW(validation.allow_test_domains)},
     {"validation", "workers", "Validation actors.",

@@ -18,7 +18,11 @@ validator::validator(std::shared_ptr<const core::risk::lists> lists,
 void validator::prepare(const request& req, result& r) const {
   r.address = core::syntax::parse(req.email, syntax_);
   r.enrichment = req.toggles.enrichment;
-  r.checks = core::validation::run_free_checks(*lists_, r.address, req.toggles);
+  // core keeps no state: the memo of domain facts belongs to the thread
+  // that validates (HTTP loops, pipeline actors, the CLI), one per thread.
+  thread_local core::validation::domain_memo memo;
+  r.checks =
+      core::validation::run_free_checks(*lists_, r.address, req.toggles, memo);
 }
 
 // No DNS for what cannot be routed: bad syntax, or an IP literal.

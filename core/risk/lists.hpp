@@ -63,10 +63,12 @@ struct lists {
   name_set known_words;
   /// The random model, trained on first names, family names and words.
   trigram_model model;
-  /// Unique per `lists_from_texts` call: memos of answers derived from
-  /// these lists tell them apart from other (e.g. reloaded) lists that may
-  /// later sit at the same address.
-  std::uint64_t generation = 0;
+  /// A 64-bit hash of every text the lists were built from (never 0): two
+  /// lists with the same fingerprint give the same answers, so a memo of
+  /// answers (`core::validation::domain_memo`) keyed by it stays right when
+  /// other lists later sit at the same address. Derived from the content,
+  /// not from a counter: core keeps no state between calls.
+  std::uint64_t fingerprint = 0;
 };
 
 /// Parses every list and trains the random model (tens of milliseconds).

@@ -45,9 +45,9 @@ constexpr std::array<std::uint8_t, 256> make_classes() {
   // RFC 5322 §3.2.3 atext specials.
   for (char c : std::string_view{"!#$%&'*+-/=?^_`{|}~"})
     t[static_cast<unsigned char>(c)] |= cls_atext;
-  // RFC 5321 qtextSMTP %d33 / %d35-91 / %d93-126; %d32 (space) is left out on
-  // purpose: we reject whitespace everywhere.
-  for (int c = 33; c <= 126; ++c)
+  // RFC 5321 qtextSMTP %d32-33 / %d35-91 / %d93-126: a space is allowed
+  // inside a quoted string (`"john doe"@example.com`), a tab is not.
+  for (int c = 32; c <= 126; ++c)
     if (c != '"' && c != '\\')
       t[c] |= cls_qtext;
   return t;
@@ -221,9 +221,9 @@ bool parse_quoted(parsed_address& out, std::string_view s, std::size_t& end) {
   while (i < s.size()) {
     auto c = static_cast<unsigned char>(s[i]);
     if (c == '"') {
+      // `""@example.com` is allowed: Quoted-string is DQUOTE
+      // *QcontentSMTP DQUOTE (RFC 5321 §4.1.2).
       end = i + 1;
-      if (i == 1)
-        return fail(out, "empty quoted local part");
       return true;
     }
     if (c == '\\') {
@@ -510,8 +510,17 @@ bool parse_domain(parsed_address& out, std::string_view d, bool& as_given) {
       return fail(out, "domain label ends with a hyphen");
     if (label_ascii && len > max_label)
       return fail(out, "domain label longer than 63 octets");
-    if (len >= 4 && iequals_prefix(d.substr(label_start), "xn--"))
-      has_xn = true;
+    // RFC 5891 §4.2.3.1, RFC 5890 §2.3.1: "--" in the third and fourth
+    // positions marks a reserved LDH label; xn-- (an A-label) is the only
+    // prefix defined, so any other (`ab--cd`) names nothing.
+    // (U-labels: libidn2 checks them, counting characters, not bytes.)
+    if (len >= 4 && d[label_start + 2] == '-' && d[label_start + 3] == '-') {
+      if (iequals_prefix(d.substr(label_start), "xn--"))
+        has_xn = true;
+      else if (label_ascii)
+        return fail(out, "label has -- in the 3rd and 4th positions "
+                         "(reserved by IDNA2008; only xn-- labels may)");
+    }
     ++labels;
     return true;
   };
@@ -561,6 +570,11 @@ bool parse_domain(parsed_address& out, std::string_view d, bool& as_given) {
     return fail(out, "domain has a single label (no top-level domain)");
   if (label_numeric)
     return fail(out, "top-level domain is all-numeric");
+  // No one-letter TLD exists, and the root zone's policy reserves them
+  // (a letter on its own is an unfinished address: `anna@gmail.c`).
+  if (d.size() - label_start == 1)
+    return fail(out, "top-level domain has a single letter (no such TLD "
+                     "exists)");
   as_given = !any_non_ascii && (seen & cls_upper) == 0;
   if (any_non_ascii)
     lower_unicode(out.domain);
@@ -594,35 +608,37 @@ std::string_view last_label(std::string_view d) {
   return d;
 }
 
-// RFC 6761 §6 (test, example, invalid, localhost, example.com/net/org),
-// RFC 6762 (local), RFC 7686 (onion); returns the reserved name matched.
+// RFC 6761 §6.2-6.4 (test, localhost, invalid), RFC 6762 (local), RFC 7686
+// (onion), RFC 3172 (arpa, infrastructure; home.arpa is RFC 8375); returns
+// the reserved TLD matched. The example names (RFC 6761 §6.5: example,
+// example.com/net/org) are not here: "applications SHOULD NOT treat them
+// specially", so they parse as ordinary names and DNS decides (the real
+// example.com publishes a null MX).
 std::string_view special_use(std::string_view ascii_domain) {
   auto tld = last_label(ascii_domain);
   // By length first: almost every TLD is two or three letters long and
-  // leaves after one predictable comparison.
+  // leaves after one comparison of sizes.
   switch (tld.size()) {
-    case 3:
-      if (tld != "com" && tld != "net" && tld != "org")
-        return {};
-      break;
-    case 4: return tld == "test" ? tld : std::string_view{};
+    case 4: return tld == "test" || tld == "arpa" ? tld : std::string_view{};
     case 5: return tld == "local" || tld == "onion" ? tld : std::string_view{};
-    case 7:
-      return tld == "example" || tld == "invalid" ? tld : std::string_view{};
+    case 7: return tld == "invalid" ? tld : std::string_view{};
     case 9: return tld == "localhost" ? tld : std::string_view{};
     default: return {};
   }
-  // example.com, example.net, example.org, and only as the whole
-  // second-level label.
-  constexpr std::string_view sld = "example.";
-  auto n = sld.size() + tld.size();
-  if (ascii_domain.size() < n ||
-      ascii_domain.substr(ascii_domain.size() - n, sld.size()) != sld)
-    return {};
-  if (ascii_domain.size() > n &&
-      ascii_domain[ascii_domain.size() - n - 1] != '.')
-    return {};
-  return ascii_domain.substr(ascii_domain.size() - n);
+}
+
+// Whether `ascii_domain` (under .arpa) is a reverse-mapping name (RFC 1035
+// §3.5 in-addr.arpa, RFC 3596 §2.5 ip6.arpa): names of addresses, which
+// never receive mail whatever the configuration allows.
+bool reverse_mapping(std::string_view ascii_domain) {
+  auto ends_with = [&](std::string_view zone) {
+    if (ascii_domain.size() < zone.size() ||
+        ascii_domain.substr(ascii_domain.size() - zone.size()) != zone)
+      return false;
+    return ascii_domain.size() == zone.size() ||
+           ascii_domain[ascii_domain.size() - zone.size() - 1] == '.';
+  };
+  return ends_with("in-addr.arpa") || ends_with("ip6.arpa");
 }
 
 enum class provider { other, gmail, plus_tags, case_only };
@@ -743,10 +759,17 @@ bool parse_into(std::string_view input, const options& opts,
     return true;
   }
   auto reserved = special_use(out.ascii_domain);
-  if (!reserved.empty() && !opts.allow_test_domains) {
+  if (reserved.empty()) {
+    out.valid = true;
+    return true;
+  }
+  if (reserved == "arpa" && reverse_mapping(out.ascii_domain))
+    return fail(out, "a reverse-DNS name (in-addr.arpa, ip6.arpa) is not a "
+                     "mail domain");
+  if (!opts.allow_test_domains) {
     out.valid = false;
     out.reason = reason_special_use_domain;
-    out.detail = "domain is special-use (RFC 6761, 6762, 7686): ";
+    out.detail = "domain is special-use (RFC 6761, 6762, 7686, 3172): ";
     out.detail += reserved;
     return false;
   }
@@ -767,6 +790,21 @@ void parse(std::string_view input, const options& opts, parsed_address& out) {
   out.ascii_domain.clear();
   out.literal_address.clear();
   out.normalized.clear();
+}
+
+void mailbox_key(const parsed_address& a, std::string& out) {
+  out.clear();
+  if (!a.valid || a.normalized.empty())
+    return;
+  std::string_view n = a.normalized;
+  // The domain holds no '@': the last one ends the local part.
+  auto at = n.rfind('@');
+  auto domain = n.substr(at + 1);
+  out.reserve(at + 1 + a.ascii_domain.size());
+  out.append(n.substr(0, at + 1));
+  // `normalized` keeps the domain in the Unicode form it was given in, or
+  // names the provider's main domain (gmail.com for googlemail.com).
+  out.append(domain == a.domain ? std::string_view{a.ascii_domain} : domain);
 }
 
 parsed_address parse(std::string_view input, const options& opts) {

@@ -7,8 +7,11 @@ namespace mailassay::core::syntax {
 
 /// Switches that change what `parse` accepts.
 struct options {
-  /// Accepts RFC 6761/6762/7686 special-use domains (.test, example.com, ...);
-  /// turned on by `MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS` and by tests.
+  /// Accepts the special-use domains (.test, .invalid, .localhost, .local,
+  /// .onion, .arpa; never reverse-mapping names under in-addr.arpa and
+  /// ip6.arpa); turned on by `MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS` and
+  /// by tests. Example names (example.com, .example) are ordinary names
+  /// either way (RFC 6761 §6.5).
   bool allow_test_domains = false;
 };
 
@@ -19,7 +22,8 @@ inline constexpr std::string_view reason_invalid_syntax = "invalid_syntax";
 /// (`[192.0.2.1]`, `[IPv6:...]`); the parse is valid, the scorer says risky.
 inline constexpr std::string_view reason_ip_literal = "ip_literal";
 
-/// Reason reported for a well-formed address on a special-use domain.
+/// Reason reported for a well-formed address on a special-use domain
+/// (.test, .invalid, .localhost, .local, .onion, .arpa).
 inline constexpr std::string_view reason_special_use_domain =
     "special_use_domain";
 
@@ -60,5 +64,14 @@ parsed_address parse(std::string_view input, const options& opts);
 
 /// Same as `parse(input, opts)`, reusing the buffers of `out` (for hot loops).
 void parse(std::string_view input, const options& opts, parsed_address& out);
+
+/// Writes into `out` the key naming the mailbox of a valid address: the
+/// local part as its provider folds it (the local part of `normalized`:
+/// case, Gmail dots and `+tag`s only where the provider documents them;
+/// as written anywhere else) and the domain in lower-case A-labels
+/// (googlemail.com as gmail.com). Two addresses with one key reach one
+/// mailbox; batch de-duplication compares these keys. Empty for an invalid
+/// address.
+void mailbox_key(const parsed_address& a, std::string& out);
 
 } // namespace mailassay::core::syntax

@@ -61,8 +61,10 @@ TEST_SUITE("core.validation") {
         {"anna@gmial.com", true, false, "", false, "gmail.com"},
         {"anna@hotmail.con", false, false, "", false, "hotmail.com"},
         {"anna@example-shop.cmo", false, false, "", false, "example-shop.com"},
-        // A well-formed address literal skips the domain and local checks.
-        {"info@[192.0.2.1]", false, false, "", false, ""},
+        // A well-formed address literal skips the domain checks; the local
+        // part is checked as anywhere else (issue #19: the checks run
+        // whenever the syntax is valid).
+        {"info@[192.0.2.1]", false, false, "info", false, ""},
     };
     for (const auto& r : rows) {
       CAPTURE(r.input);
@@ -173,9 +175,8 @@ TEST_SUITE("core.validation") {
 }
 
 TEST_SUITE("core.validation.domain_memo") {
-  // run_free_checks remembers recent domains' list answers and suggestion
-  // per thread: answers must be those of the lists passed, whatever the
-  // table held before.
+  // A memo remembers recent domains' list answers and suggestion: answers
+  // must be those of the lists passed, whatever the table held before.
   TEST_CASE("answers from the lists passed, not from another list set") {
     risk::list_texts plain;
     plain.tlds = "com\nde\n";
@@ -183,13 +184,41 @@ TEST_SUITE("core.validation.domain_memo") {
     listed.disposable = "temp-box.com\n";
     auto a = risk::lists_from_texts(plain);
     auto b = risk::lists_from_texts(listed);
-    CHECK(a.generation != b.generation);
+    CHECK(a.fingerprint != b.fingerprint);
     auto addr = parsed("anna@temp-box.com");
     REQUIRE(addr.valid);
+    validation::domain_memo memo;
     for (int i = 0; i < 3; ++i) {
-      CHECK_FALSE(*validation::run_free_checks(a, addr, {}).disposable);
-      CHECK(*validation::run_free_checks(b, addr, {}).disposable);
+      CHECK_FALSE(*validation::run_free_checks(a, addr, {}, memo).disposable);
+      CHECK(*validation::run_free_checks(b, addr, {}, memo).disposable);
     }
+  }
+
+  TEST_CASE("lists built from the same texts share a fingerprint") {
+    // Content, not a counter: a memo filled under one load answers for an
+    // identical reload, and core keeps no count of loads.
+    risk::list_texts t;
+    t.tlds = "com\nde\n";
+    t.disposable = "temp-box.com\n";
+    auto a = risk::lists_from_texts(t);
+    auto b = risk::lists_from_texts(t);
+    CHECK(a.fingerprint == b.fingerprint);
+    CHECK(a.fingerprint != 0);
+    // The same lines in another list are other lists.
+    risk::list_texts moved;
+    moved.tlds = t.tlds;
+    moved.free_providers = t.disposable;
+    CHECK(risk::lists_from_texts(moved).fingerprint != a.fingerprint);
+  }
+
+  TEST_CASE("two memos are independent of each other") {
+    const auto& l = shipped_lists();
+    validation::domain_memo one;
+    validation::domain_memo two;
+    CHECK(one.facts(l, "gmial.com").suggestion == "gmail.com");
+    CHECK(two.facts(l, "mailinator.com").disposable);
+    CHECK(one.facts(l, "gmial.com").suggestion == "gmail.com");
+    CHECK_FALSE(one.facts(l, "gmail.com").disposable);
   }
 
   TEST_CASE("agrees with the direct checks over more domains than it holds") {
@@ -203,19 +232,23 @@ TEST_SUITE("core.validation.domain_memo") {
                    "hotmial.com", "outlok.com", "qq.com", "web.de"})
       for (int i = 0; i < 1250; ++i)
         domains.push_back(d);
+    validation::domain_memo memo;
     int mismatches = 0;
     for (int pass = 0; pass < 2; ++pass) {
       for (std::size_t k = 0; k < domains.size(); ++k) {
         const auto& d = domains[(k * 7919 + pass * 13) % domains.size()];
         auto a = parsed("anna@" + d);
         REQUIRE(a.valid);
-        auto c = validation::run_free_checks(l, a, {});
+        auto c = validation::run_free_checks(l, a, {}, memo);
         bool disposable = risk::is_disposable(l, a.ascii_domain);
         bool free = risk::is_free_provider(l, a.ascii_domain);
         auto suggestion =
             free ? std::nullopt : risk::suggest_domain(l, a.ascii_domain);
+        auto direct = validation::run_free_checks(l, a, {});
         if (*c.disposable != disposable || c.free_provider != free ||
-            c.suggested_domain != suggestion)
+            c.suggested_domain != suggestion ||
+            *direct.disposable != disposable ||
+            direct.suggested_domain != suggestion)
           ++mismatches;
       }
     }
