@@ -19,6 +19,7 @@ constexpr double base64_score = 1.0;
 constexpr double keyboard_score = 0.9;
 constexpr double digit_mix_score = 0.9;
 constexpr double digit_heavy_score = 0.8;
+constexpr double repetition_score = 0.9;
 // A letter run whose summed log-likelihood ratio is at or above
 // `model_clear` is a name; at `model_flag` it scores 0.5; the score grows
 // linearly in between and beyond (capped at 1).
@@ -27,6 +28,22 @@ constexpr double model_flag = -15.0;
 constexpr std::size_t min_hex = 12;
 constexpr std::size_t min_base64 = 12;
 constexpr std::size_t min_keyboard = 5;
+// A token made wholly of one-row, one-direction walks: each walk at least
+// this many keys (`qwe|asd`), and the token at least `min_walk_token`.
+constexpr int min_walk_piece = 3;
+constexpr std::size_t min_walk_token = 4;
+constexpr std::size_t min_single_walk = 4;
+// A chunk repeated: at least this many times, over at least this many
+// characters (`xyzxyzxyz`, `abababab`); one character needs only four
+// (`zzzz`).
+constexpr std::size_t min_repeats = 3;
+constexpr std::size_t min_repeated = 6;
+constexpr std::size_t min_same = 4;
+// A short token of letters and digits (`x7k9`, `3kq7tz`): at most this
+// long, letter runs of at most two letters, three runs or more.
+constexpr std::size_t min_short_token = 4;
+constexpr std::size_t max_short_token = 16;
+constexpr std::size_t max_short_letter_run = 2;
 constexpr std::size_t min_model_run = 4;
 constexpr std::size_t max_local = 64;
 
@@ -258,7 +275,77 @@ struct token_facts {
   std::uint8_t any = 0;
   std::uint8_t all = 0xFF;
   bool row_walk = false;
+  /// The longest one-row, one-direction walk in the token, in keys.
+  int longest_walk = 1;
 };
+
+// Whether every key of a letter token lies on a one-row, one-direction walk
+// of at least `min_walk_piece` keys, the walks two or more, or one of
+// `min_single_walk` keys or more (`asdf`, `qweasd`, `jkljkl`, `ewqdsa`). A
+// walk ends at a key that is no step from the one before, and turns into a
+// new walk, sharing the turning key, where the direction reverses.
+bool walk_cover(std::string_view lower) noexcept {
+  if (lower.size() < min_walk_token)
+    return false;
+  unsigned key = lower[0] - 'a';
+  int direction = 0;
+  int stretch = 1;
+  int walks = 1;
+  int longest = 1;
+  for (std::size_t i = 1; i < lower.size(); ++i) {
+    unsigned next = lower[i] - 'a';
+    int step = row_steps[key * 27 + next];
+    key = next;
+    if (step == 0 || (direction != 0 && step != direction)) {
+      if (stretch < min_walk_piece)
+        return false;
+      ++walks;
+      stretch = step == 0 ? 1 : 2;
+    } else {
+      ++stretch;
+    }
+    direction = step;
+    longest = std::max(longest, stretch);
+  }
+  return stretch >= min_walk_piece &&
+         (walks >= 2 || longest >= static_cast<int>(min_single_walk));
+}
+
+// Whether a letter token that `walk_cover` describes is a keyboard walk. A
+// lone walk of four keys counts only from the end of a row, where a hand
+// starts mashing (`asdf`, `qwer`, `zxcv`, `hjkl`, `poiu`): four keys from
+// the middle of a row spell names (`trew`, `wert`). A token the name or
+// word lists hold is never one.
+bool walk_token(const lists& l, std::string_view lower) noexcept {
+  auto edge = [](char c) {
+    return c == 'q' || c == 'p' || c == 'a' || c == 'l' || c == 'z' || c == 'm';
+  };
+  if (lower.size() == min_single_walk && !edge(lower.front()) &&
+      !edge(lower.back()))
+    return false;
+  return !known(l, lower);
+}
+
+// Whether `s` is one chunk repeated: `min_repeats` times or more over
+// `min_repeated` characters, the last repetition possibly cut short
+// (`abababa`), or one character `min_same` times (`zzzz`). The chunk's
+// first character must come back at its period, so ordinary words leave
+// after a comparison or two per candidate period.
+bool repeated_chunk(std::string_view s) noexcept {
+  const auto n = s.size();
+  if (n < min_same)
+    return false;
+  for (std::size_t p = 1; p * min_repeats <= n; ++p) {
+    if (s[p] != s[0] || (p > 1 && n < min_repeated))
+      continue;
+    std::size_t i = p + 1;
+    while (i < n && s[i] == s[i - p])
+      ++i;
+    if (i == n)
+      return true;
+  }
+  return false;
+}
 
 // Judges one token: first its letter runs, in order, then the token-wide
 // patterns. `lower` is the token lower-cased.
@@ -268,8 +355,14 @@ void judge_token(const lists& l, std::string_view token, std::string_view lower,
   const auto all = t.all;
   std::size_t digits = 0;
   std::size_t switches = 0;
+  std::size_t longest_letters = 0;
   if ((any & digit_bit) == 0) {
     judge_run(l, lower, j);
+    // A token of walks has one of three keys at least (`longest_walk`);
+    // walk_cover then stops at the first short walk, for names at once.
+    if (t.longest_walk >= min_walk_piece && walk_cover(lower) &&
+        walk_token(l, lower))
+      j.pattern(keyboard_score, random_reason::keyboard_walk);
   } else {
     auto previous = classes[static_cast<unsigned char>(token[0])];
     for (std::size_t i = 0; i < lower.size();) {
@@ -287,9 +380,13 @@ void judge_token(const lists& l, std::string_view token, std::string_view lower,
              (classes[static_cast<unsigned char>(token[i])] & digit_bit) == 0)
         ;
       previous = classes[static_cast<unsigned char>(token[i - 1])];
+      longest_letters = std::max(longest_letters, i - start);
       judge_run(l, lower.substr(start, i - start), j);
     }
   }
+  // Digits alone are phone and QQ numbers, never judged.
+  if ((any & letter_bit) != 0 && repeated_chunk(lower))
+    j.pattern(repetition_score, random_reason::repetition);
   // A keyboard walk is five or more keys in one row in one direction
   // (`asdfg`, `poiuy`); looser rules (any adjacent keys) flag names such as
   // `reese` and `tressa`, whose letters sit close together on the keyboard.
@@ -299,7 +396,15 @@ void judge_token(const lists& l, std::string_view token, std::string_view lower,
   if ((all & hex_bit) != 0 && token.size() >= min_hex && digits >= 2 &&
       letters >= 2)
     j.pattern(hex_score, random_reason::hex);
-  if (switches >= 4)
+  // Short machine tokens (`x7k9`, `b4kq`, `3kq7tz`): letters and digits
+  // alternate in runs too short to spell anything. A letter run of three
+  // or more (`me2you`, `john4u`) or a single switch (`maria1985`, `mj23`)
+  // is how people add numbers to names.
+  bool short_mix = switches >= 2 && letters >= 2 &&
+                   longest_letters <= max_short_letter_run &&
+                   token.size() >= min_short_token &&
+                   token.size() <= max_short_token;
+  if (switches >= 4 || short_mix)
     j.pattern(digit_mix_score, random_reason::digit_mix);
   else if (switches >= 2 && digits >= 8 && digits >= 2 * letters)
     j.pattern(digit_heavy_score, random_reason::digit_mix);
@@ -363,6 +468,7 @@ void scan(const lists& l, std::string_view local, judge& j) noexcept {
       cls = classes[static_cast<unsigned char>(s[i])];
     } while ((cls & (letter_bit | digit_bit)) != 0);
     t.row_walk = longest >= static_cast<int>(min_keyboard);
+    t.longest_walk = longest;
     judge_token(l, {s + start, i - start}, {buf.data() + start, i - start}, t,
                 j);
   }
@@ -379,6 +485,7 @@ std::string_view to_string(random_reason reason) noexcept {
     case random_reason::keyboard_walk: return "keyboard_walk";
     case random_reason::digit_mix: return "digit_mix";
     case random_reason::unlikely_letters: return "unlikely_letters";
+    case random_reason::repetition: return "repetition";
   }
   return "none";
 }

@@ -15,6 +15,7 @@ enum class random_reason {
   keyboard_walk,    ///< adjacent keys on a QWERTY keyboard (`asdfgh`)
   digit_mix,        ///< letters and digits interleaved (`a8sd7f6`)
   unlikely_letters, ///< letters the trigram model finds unlike any language
+  repetition,       ///< one short chunk typed over and over (`xyzxyzxyz`)
 };
 
 /// Returns the reason's name in snake_case (`keyboard_walk`).
@@ -31,7 +32,8 @@ struct random_verdict {
 };
 
 /// Judges whether a local part looks random: detectors for UUID, hex,
-/// base64, keyboard walks and interleaved digits, then a character-trigram
+/// base64, keyboard walks, repeated chunks and interleaved digits (short
+/// machine tokens included), then a character-trigram
 /// model trained on names and words for the letter runs. The `+tag` is
 /// ignored. Runs of fewer than four letters are never judged by the model,
 /// and a run found in the name or word lists counts as a name. O(length);
