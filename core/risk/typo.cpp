@@ -144,6 +144,44 @@ std::string_view corrected_tld(const lists& l, std::string_view tld) {
   return {};
 }
 
+// The provider meant by a major provider's own first label followed by a
+// mistyped suffix, or nullptr:
+// - a suffix one edit from `com` where the provider is at `<label>.com`
+//   (`gmail.cm`, `gmail.om`, `gmail.co`, `yahoo.cam`), delegated or not:
+//   the ccTLDs one key from .com (.cm Cameroon, .om Oman, .co Colombia)
+//   host no mailbox of these providers;
+// - a suffix whose last label is not delegated and one edit from the
+//   provider's (`yahoo.co.uj` -> `yahoo.co.uk`, `gmx.dee` -> `gmx.de`); a
+//   delegated one (`yahoo.co.id`, `hotmail.com.ar`, `gmx.at`) is the
+//   provider's real country domain or someone else's, never corrected.
+// Labels of fewer than three letters (`me`, `qq`) are left alone: too many
+// real domains sit one edit from them.
+const provider* suffix_typo(const lists& l, std::string_view sld,
+                            std::string_view rest, std::string_view tld) {
+  char first = sld[0];
+  if (sld.size() < 3 || first < 'a' || first > 'z')
+    return nullptr;
+  auto head = rest.substr(0, rest.size() - tld.size());
+  // Asked only once a provider's label matched: most domains never do.
+  int tld_unknown = -1;
+  for (auto i = letter_begin[first - 'a']; i < letter_begin[first - 'a' + 1];
+       ++i) {
+    const auto& p = providers[i];
+    if (p.sld != sld || p.rest == rest)
+      continue;
+    if (head.empty() && p.rest == "com" && edit_distance(rest, "com", 1) <= 1)
+      return &p;
+    if (tld_unknown < 0)
+      tld_unknown = !l.tlds.empty() && !is_known_tld(l, tld) ? 1 : 0;
+    auto p_tld = last_label(p.rest);
+    if (tld_unknown == 1 && p.rest.size() == head.size() + p_tld.size() &&
+        p.rest.substr(0, head.size()) == head &&
+        edit_distance(tld, p_tld, 1) <= 1)
+      return &p;
+  }
+  return nullptr;
+}
+
 } // namespace
 
 int edit_distance(std::string_view a, std::string_view b, int limit) noexcept {
@@ -191,8 +229,14 @@ std::optional<std::string> suggest_domain(const lists& l, std::string_view d) {
   std::string_view rest = d.substr(dot + 1);
   std::string_view tld = last_label(d);
   std::string_view new_tld = corrected_tld(l, tld);
-  if (new_tld.empty() && !is_provider_rest(rest))
-    return std::nullopt;
+  if (new_tld.empty() && !is_provider_rest(rest)) {
+    // Most domains leave here: neither their TLD nor their suffix is a
+    // provider's, unless the label is a provider's and its suffix a typo.
+    const provider* meant = suffix_typo(l, sld, rest, tld);
+    if (meant == nullptr || is_major(d) || is_free_provider(l, d))
+      return std::nullopt;
+    return std::string{meant->domain};
+  }
   // Only the last label changes: `x.co.ukk` keeps `co.`.
   std::string_view rest_head = rest;
   if (!new_tld.empty())

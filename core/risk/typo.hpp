@@ -14,8 +14,13 @@ namespace mailassay::core::risk {
 /// - Domains that are major providers or on the free-provider list are
 ///   never corrected (`gmx.com`, `ymail.com`, `hotmail.fr`, `live.com`).
 /// - The top-level domain is corrected only when it is not a delegated TLD
-///   (`.con`, `.cmo`, `.ocm`, `.comm`, `.nett`; never `.co`, `.cn`,
-///   `.shop`), and only to `com`, `net`, `org`, `edu`, `gov` or `info`.
+///   (`.con`, `.cmo`, `.ocm`, `.comm`, `.nett`; never `.cn`, `.shop`), and
+///   only to `com`, `net`, `org`, `edu`, `gov` or `info`.
+/// - A major provider's own first label with a mistyped suffix gets the
+///   provider: a suffix one edit from `com`, delegated or not (`gmail.cm`,
+///   `gmail.om`, `gmail.co`), or one whose last label is not delegated and
+///   is one edit from the provider's (`yahoo.co.uj`, `gmx.dee`); never a
+///   delegated country suffix (`yahoo.co.id`, `hotmail.com.ar`, `gmx.at`).
 /// - The first label is corrected only towards a major provider's, with the
 ///   same first letter, a length within 2, an edit distance (with
 ///   transpositions) of 1 for labels of 4-5 letters and up to 2 from 6
