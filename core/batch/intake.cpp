@@ -32,12 +32,6 @@ bool has_at(std::string_view s) {
   return !s.empty() && std::memchr(s.data(), '@', s.size()) != nullptr;
 }
 
-void lower_in_place(std::string& s, std::size_t from) {
-  for (auto i = from; i < s.size(); ++i)
-    if (s[i] >= 'A' && s[i] <= 'Z')
-      s[i] = static_cast<char>(s[i] - 'A' + 'a');
-}
-
 std::string list_of(const std::vector<std::string>& names) {
   std::string out;
   for (std::size_t i = 0; i < names.size() && i < listed_names; ++i) {
@@ -125,6 +119,7 @@ bool intake::choose_column(const csv_record& first) {
 }
 
 void intake::add_row(std::string_view cell) {
+  looks_like_address_ = looks_like_address_ || has_at(cell);
   syntax::parse(cell, opts_.syntax, parsed_);
   if (!parsed_.valid) {
     // The reason and score the single-address endpoint would give.
@@ -144,11 +139,9 @@ void intake::add_row(std::string_view cell) {
     return;
   }
   if (opts_.deduplicate) {
-    key_.assign(parsed_.local_part);
-    key_ += '@';
-    auto domain = key_.size();
-    key_ += parsed_.ascii_domain;
-    lower_in_place(key_, domain);
+    // One mailbox, one item: the provider's own folding (docs/syntax.md,
+    // Normalization), so an SMTP batch never reserves two credits for it.
+    syntax::mailbox_key(parsed_, key_);
     if (!seen_.insert(key_)) {
       ++result_.duplicates_removed;
       return;
@@ -221,12 +214,18 @@ expected<intake_result> intake::finish() {
     return bad_request("the file is empty");
   if (result_.total_rows == 0)
     return bad_request("the file has a header row but no data rows");
-  if (result_.unique_emails == 0) {
+  // A file of invalid addresses is a job: its export says why each row
+  // failed, which is what a list-cleaning service is for. Only a column
+  // with no '@' at all is refused: it holds no addresses, good or bad, and
+  // is most likely the wrong column.
+  if (result_.unique_emails == 0 && !looks_like_address_) {
     auto where = result_.has_header ? "'" + result_.email_column + "'"
                                     : std::to_string(result_.column + 1);
-    return bad_request("no row holds a valid email address in column " + where +
-                       " (" + std::to_string(result_.total_rows) +
-                       " data rows read)");
+    return bad_request(
+        "column " + where +
+        " holds nothing that looks like an email address (no cell has an @; " +
+        std::to_string(result_.total_rows) +
+        " data rows read): choose the column of addresses with emailColumn");
   }
   result_.delimiter = reader_.delimiter();
   return std::move(result_);

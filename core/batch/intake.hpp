@@ -24,8 +24,9 @@ inline constexpr std::size_t default_max_addresses = 200000;
 
 /// How an upload is read.
 struct intake_options {
-  /// Drops rows whose address was seen before (local part exact, domain
-  /// case-insensitive); the first occurrence stays.
+  /// Drops rows whose mailbox was seen before (`syntax::mailbox_key`: the
+  /// domain's case always, the local part only as its provider folds it);
+  /// the first occurrence stays.
   bool deduplicate = true;
   /// The header name of the column of addresses (case-insensitive, trimmed);
   /// "" picks it (see docs/batch-csv.md).
@@ -66,6 +67,8 @@ void fill_job(job& j, const intake_result& r);
 
 /// Reads an upload chunk by chunk; one instance per file. Every error is
 /// `errc::bad_request` but the address limit (`errc::validation_failed`).
+/// A file whose rows are all invalid is read (its items say why); only a
+/// column with no '@' in any cell is refused.
 class intake {
 public:
   /// Prepares to read one file with `opts`.
@@ -98,6 +101,8 @@ private:
   intake_result result_;
   bool started_ = false;
   std::optional<error> error_;
+  /// Some cell of the column holds an '@' (an address, good or bad).
+  bool looks_like_address_ = false;
   syntax::parsed_address parsed_;
   std::string key_;
   key_set seen_;
