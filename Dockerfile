@@ -1,5 +1,6 @@
-# A plain transcription of scripts/lib/install-deps.sh + scripts/run for
-# container users. Not built in CI (no Docker engine there).
+# A plain transcription of scripts/run for container users. Not built in CI
+# (no Docker engine there); tests/packaging checks that both stages take
+# their packages from scripts/lib/*.txt, so the lists cannot drift.
 FROM debian:bookworm AS build
 WORKDIR /src
 COPY scripts/lib/packages.txt scripts/lib/packages.txt
@@ -10,13 +11,9 @@ RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
  && cmake --build build --target mailassay -j"$(nproc)"
 
 FROM debian:bookworm-slim
-RUN apt-get update -qq \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      libcaf-core0.17 libcaf-io0.17 libfmt9 libhttp-parser2.9 libssl3 \
-      libc-ares2 libsoci-core4.0 libsoci-sqlite3-4.0 libsoci-postgresql4.0 \
-      libsqlite3-0 libpq5 libsodium23 libidn2-0 libpsl5 libspdlog1.10 \
-      ca-certificates \
- && rm -rf /var/lib/apt/lists/* \
+COPY scripts/lib/runtime-packages.txt scripts/lib/install-deps.sh /tmp/deps/scripts/lib/
+RUN cd /tmp/deps && scripts/lib/install-deps.sh scripts/lib/runtime-packages.txt \
+ && rm -rf /tmp/deps /var/lib/apt/lists/* \
  && useradd --system --home /var/lib/mailassay --create-home mailassay
 COPY --from=build /src/build/mailassay /usr/local/bin/mailassay
 COPY --from=build /src/data/risk /usr/share/mailassay/risk
@@ -24,7 +21,8 @@ USER mailassay
 WORKDIR /var/lib/mailassay
 ENV MAILASSAY_HTTP_ADDRESS=0.0.0.0 MAILASSAY_HTTP_PORT=3000 \
     MAILASSAY_DATABASE_URL=sqlite:///var/lib/mailassay/data/mailassay.db \
-    MAILASSAY_AUTH_JWT_SECRET_FILE=/var/lib/mailassay/data/jwt.secret
+    MAILASSAY_AUTH_JWT_SECRET_FILE=/var/lib/mailassay/data/jwt.secret \
+    MAILASSAY_RISK_DATA_DIR=/usr/share/mailassay/risk
 EXPOSE 3000
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/mailassay"]

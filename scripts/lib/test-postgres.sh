@@ -5,7 +5,9 @@
 # Order of preference:
 #   1. $MAILASSAY_TEST_PG_URL, when it is set and answers;
 #   2. a server on 127.0.0.1:5432 (the Debian cluster), adding the test role
-#      and database through `su postgres -c psql` when missing;
+#      and database through `su postgres -c psql` when missing (skipped when
+#      MAILASSAY_PG_PRIVATE=1: scripts/check-fresh shares the machine's
+#      loopback and must not use its server);
 #   3. a private cluster in ${MAILASSAY_PG_DIR:-/tmp/mailassay-pg}, created
 #      with Debian's postgresql-15 binaries and started on 127.0.0.1 only, on
 #      the first free port from ${MAILASSAY_PG_PORT:-55432}.
@@ -77,7 +79,7 @@ exec 9>"$pg_dir.lock"
 flock 9
 
 # 2. A server on the standard port.
-if pg_isready -q -h 127.0.0.1 -p 5432; then
+if [ "${MAILASSAY_PG_PRIVATE:-0}" != 1 ] && pg_isready -q -h 127.0.0.1 -p 5432; then
   url=$(url_for 5432)
   if ! answers "$url"; then
     log "adding role $role and database $database on 127.0.0.1:5432"
