@@ -55,8 +55,10 @@ caf::behavior storage_worker(caf::stateful_actor<worker_state>* self,
           log_event(log_level::error, "storage_job_failed",
                     {{"error", e.what()}});
         }
-        sh->gauges->busy--;
+        // Done before not busy: a reader that sees the pool idle also sees
+        // every finished job counted.
         sh->gauges->done++;
+        sh->gauges->busy--;
       },
   };
 }

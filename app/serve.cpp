@@ -131,6 +131,10 @@ void add_batch_gauges(http::metrics& stats, const actors::batch_gauges& g) {
       [gp] { return static_cast<double>(gp->running_jobs.load()); });
   stats.add_gauge("mailassay_batch_in_flight", "Batch validations running.",
                   [gp] { return static_cast<double>(gp->in_flight.load()); });
+  stats.add_gauge(
+      "mailassay_batch_paced_waits",
+      "Times batch jobs were held back while real-time validations arrived.",
+      [gp] { return static_cast<double>(gp->paced_waits.load()); });
   stats.add_gauge("mailassay_batch_items_done",
                   "Batch results checkpointed since start.",
                   [gp] { return static_cast<double>(gp->items_done.load()); });

@@ -291,6 +291,12 @@ bool realtime_busy(supervisor* self, steady::time_point now) {
   if (!st.env->realtime_count)
     return false;
   auto seen = st.env->realtime_count();
+  if (st.realtime_seen < 0) {
+    // The first reading is where counting starts, not an arrival: a job
+    // that starts on a quiet machine runs unpaced from its first address.
+    st.realtime_seen = seen;
+    return false;
+  }
   if (seen != st.realtime_seen) {
     st.realtime_seen = seen;
     st.realtime_at = now;
@@ -319,6 +325,7 @@ bool paced_allows(supervisor* self) {
     return true;
   if (!st.pace_pending) {
     st.pace_pending = true;
+    ++st.gauges->paced_waits;
     self->delayed_send(self, std::chrono::milliseconds(10),
                        batch_pace_atom::value);
   }

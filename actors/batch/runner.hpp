@@ -33,6 +33,9 @@ struct batch_gauges {
   std::atomic<std::int64_t> in_flight{0};    ///< Validations running.
   std::atomic<std::int64_t> items_done{0};   ///< Results checkpointed.
   std::atomic<std::int64_t> checkpoints{0};  ///< Checkpoints written.
+  /// Times a job held back by the pace while real-time validations arrive
+  /// (one per 10 ms wake-up), so tests and operators see the pacing work.
+  std::atomic<std::int64_t> paced_waits{0};
 };
 
 /// What the runner needs from its surroundings.

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <map>
 #include <string>
-#include <unistd.h>
 #include <tuple>
+#include <unistd.h>
 #include <utility>
 
 namespace mailassay::testing {
@@ -44,6 +44,17 @@ struct api {
     if (r.status != 201)
       throw std::runtime_error("signup failed: " + r.body);
     return json::parse(r.body);
+  }
+
+  /// The value of one sample of GET /metrics (`name` with its labels, as
+  /// written there, e.g. `mailassay_pool_done{pool="storage"}`); throws when
+  /// the sample is missing.
+  double metric(const std::string& name) {
+    auto text = call("GET", "/metrics").body;
+    auto at = text.find("\n" + name + " ");
+    if (at == std::string::npos)
+      throw std::runtime_error("no metric " + name + " in:\n" + text);
+    return std::stod(text.substr(at + name.size() + 2));
   }
 
   /// Creates a key with `body`; returns the 201 body.
