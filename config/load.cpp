@@ -215,6 +215,21 @@ const std::vector<key_spec>& registry() {
      "Longest time a request may take before the server answers 503.",
      integer(MAILASSAY_FIELD(http.request_timeout_ms), 1000, 600000),
      MAILASSAY_SHOW(http.request_timeout_ms)},
+    {"http", "read_timeout_ms",
+     "How long a request may take to arrive once the server waits for it; "
+     "a request partly received by then gets 408 and the connection "
+     "closes (an idle connection closes 5 s later without an answer).",
+     integer(MAILASSAY_FIELD(http.read_timeout_ms), 1000, 600000),
+     MAILASSAY_SHOW(http.read_timeout_ms)},
+    {"http", "max_head_bytes",
+     "Largest request head in bytes (request line and header fields); a "
+     "longer request line gets 414, a longer head 431.",
+     integer(MAILASSAY_FIELD(http.max_head_bytes), 4096, 65536),
+     MAILASSAY_SHOW(http.max_head_bytes)},
+    {"http", "max_header_fields",
+     "Most header fields in a request; more get 431.",
+     integer(MAILASSAY_FIELD(http.max_header_fields), 8, 1000),
+     MAILASSAY_SHOW(http.max_header_fields)},
     {"http", "max_connections",
      "Open client connections at most (more wait in the kernel's queue "
      "until one closes); 0: the process's open-file limit less 256.",

@@ -18,6 +18,13 @@ struct http_settings {
   std::int64_t max_body_bytes = 1024 * 1024; ///< JSON bodies; larger -> 413.
   std::vector<std::string> trusted_proxies;  ///< Peers whose XFF we trust.
   std::int64_t request_timeout_ms = 40000;
+  /// How long a request may take to arrive once the server waits for it;
+  /// a request partly received by then gets 408.
+  std::int64_t read_timeout_ms = 60000;
+  /// Largest request head (request line and fields); larger -> 414/431.
+  std::int64_t max_head_bytes = 65536;
+  /// Most header fields in a request; more -> 431.
+  std::int64_t max_header_fields = 100;
   /// Open client connections at most; 0: the open-file limit less 256.
   std::int64_t max_connections = 0;
 };

@@ -2,7 +2,10 @@
 
 // The TCP socket RESTinio reads requests through (the `stream_socket_t` of the
 // server traits): a `body_gate` looks at every read before the HTTP parser
-// does. See body_gate.hpp for what it decides.
+// does, and the socket answers what the gate refuses (a malformed or
+// oversized head, a bad chunked body, a request that does not arrive in
+// time) itself, since RESTinio 0.6 would close those connections without a
+// word. See body_gate.hpp for what the gate decides.
 
 #include "http/body_gate.hpp"
 
@@ -11,25 +14,42 @@
 #include <array>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <utility>
 
 namespace mailassay::http {
 
-/// The body limits of the server running on an I/O context; every socket
-/// made on that context reads them (an asio service, so no global state).
-class body_limits_service : public asio::execution_context::service {
+/// What every socket made on an I/O context needs from its server: the
+/// gate's limits, the read timeout, and how to render a refusal (an asio
+/// service, so no global state).
+class gate_service : public asio::execution_context::service {
 public:
   /// The service's identity for `asio::use_service`.
   inline static asio::execution_context::id id;
 
   /// Made by `asio::use_service` on first use.
-  explicit body_limits_service(asio::execution_context& ctx)
+  explicit gate_service(asio::execution_context& ctx)
       : asio::execution_context::service(ctx) {}
 
-  /// Set by the server before it accepts connections.
+  /// Body limits; set by the server before it accepts connections.
   body_limits limits;
+
+  /// Head limits; set by the server before it accepts connections.
+  head_limits head;
+
+  /// How long a request may take to arrive, from the moment the server
+  /// waits for it (`http.read_timeout_ms`); then a request partly received
+  /// is answered 408.
+  std::chrono::milliseconds read_timeout{60000};
+
+  /// The whole response (head and body) refusing a request of the client
+  /// at `peer` with `status` and `message`; set by the server.
+  std::function<std::string(const asio::ip::address& peer, int status,
+                            const std::string& message)>
+      render;
 
 private:
   void shutdown() override {}
@@ -40,32 +60,51 @@ private:
 /// Decided bytes are handed to RESTinio in its own read buffer; an
 /// incomplete head stays in that buffer while more is read behind it (or is
 /// kept aside when decided bytes precede it), so a normal request costs one
-/// scan of its head and no allocation. After a refusal the input is
-/// discarded, and closing keeps reading for a moment after sending FIN
-/// ("lingering close"), so the client reads the 413 instead of a reset.
+/// scan of its head and no allocation. A head larger than RESTinio's buffer
+/// is read into a buffer of the socket's own, up to the head limit, and
+/// handed over in pieces.
+///
+/// A refusal is answered here: the response is written once no write of
+/// RESTinio's is under way (RESTinio may read the next request while it
+/// writes the previous answer), RESTinio's read ends with EOF so that it
+/// closes the connection, and the socket, handed to a closer, sends FIN and
+/// reads what the client still sends for a moment ("lingering close"), so
+/// the client reads the answer instead of a reset. After a 413 of the gate
+/// (answered by RESTinio's handler, see http/server.cpp) closing lingers
+/// the same way.
+///
+/// Read deadline: the first time RESTinio waits for bytes of a request, the
+/// socket notes when `read_timeout` will have passed (a write completing
+/// before any byte of the request arrived moves it, as RESTinio's own read
+/// timer is moved). One timer per connection, armed once per deadline,
+/// checks it; a request partly received by then is answered 408. An idle
+/// connection is left to RESTinio's timer (set a little longer), which
+/// closes it without an answer.
 class gated_socket {
 public:
   using socket_type = asio::ip::tcp::socket;
   using executor_type = socket_type::executor_type;
+  using clock = std::chrono::steady_clock;
 
-  /// A closed socket on `ctx`, gated by the limits of `ctx`'s server.
+  /// A closed socket on `ctx`, gated by the settings of `ctx`'s server.
   explicit gated_socket(asio::io_context& ctx)
-      : sock_(ctx),
-        limits_(&asio::use_service<body_limits_service>(ctx).limits),
-        gate_(*limits_) {}
+      : sock_(ctx), svc_(&asio::use_service<gate_service>(ctx)),
+        gate_(svc_->limits, svc_->head) {}
 
   gated_socket(gated_socket&& other) noexcept
-      : sock_(std::move(other.sock_)), limits_(other.limits_),
-        gate_(other.gate_), stash_(std::move(other.stash_)),
-        stash_len_(other.stash_len_), closed_(other.closed_) {
+      : sock_(std::move(other.sock_)), svc_(other.svc_),
+        gate_(std::move(other.gate_)), stash_(std::move(other.stash_)),
+        stash_cap_(other.stash_cap_), stash_len_(other.stash_len_),
+        closed_(other.closed_) {
     other.forget();
   }
 
   gated_socket& operator=(gated_socket&& other) noexcept {
     sock_ = std::move(other.sock_);
-    limits_ = other.limits_;
-    gate_ = other.gate_;
+    svc_ = other.svc_;
+    gate_ = std::move(other.gate_);
     stash_ = std::move(other.stash_);
+    stash_cap_ = other.stash_cap_;
     stash_len_ = other.stash_len_;
     closed_ = other.closed_;
     other.forget();
@@ -74,6 +113,13 @@ public:
 
   gated_socket(const gated_socket&) = delete;
   gated_socket& operator=(const gated_socket&) = delete;
+
+  ~gated_socket() {
+    if (watch_) {
+      watch_->owner = nullptr;
+      watch_->timer.cancel();
+    }
+  }
 
   /// The TCP socket (accept, options, endpoints).
   socket_type& lowest_layer() { return sock_; }
@@ -106,16 +152,32 @@ public:
     if (gate_.refused() && sock_.is_open()) {
       sock_.cancel(ec);
       sock_.shutdown(socket_type::shutdown_send, ec);
-      linger(std::move(sock_));
-      return;
+      farewell(std::move(sock_), {});
+    } else {
+      sock_.close(ec);
     }
-    sock_.close(ec);
+    // A read waiting for RESTinio's writes learns that it ends.
+    resume_parked();
   }
 
-  /// Writes as the TCP socket does.
+  /// Writes as the TCP socket does, noting that a write is under way.
   template <class Buffers, class Handler>
   auto async_write_some(const Buffers& bufs, Handler&& handler) {
-    return sock_.async_write_some(bufs, std::forward<Handler>(handler));
+    ++writes_;
+    auto ex = asio::get_associated_executor(handler, sock_.get_executor());
+    return sock_.async_write_some(
+        bufs, asio::bind_executor(
+                  ex, [this, h = std::forward<Handler>(handler)](
+                          const asio::error_code& ec, std::size_t n) mutable {
+                    // The connection (and this socket) lives while RESTinio's
+                    // handler is pending: it holds the connection.
+                    --writes_;
+                    if (!received_any())
+                      restart_deadline();
+                    std::move(h)(ec, n);
+                    if (writes_ == 0)
+                      resume_parked();
+                  }));
   }
 
   /// Reads into the first buffer of `bufs`, completing with decided bytes
@@ -130,20 +192,44 @@ public:
     if (closed_ || !sock_.is_open())
       return op.complete_later(asio::error::operation_aborted, 0);
     if (gate_.injection_pending()) {
-      std::memcpy(op.base, body_gate::refused_chunk.data(),
-                  body_gate::refused_chunk.size());
+      out_.assign(body_gate::refused_chunk);
+      out_at_ = 0;
       gate_.injected();
-      return op.complete_later({}, body_gate::refused_chunk.size());
     }
+    if (out_at_ < out_.size())
+      return op.complete_later({}, take_out(op.base, op.cap));
     if (stash_len_ > 0) {
-      std::memcpy(op.base, stash_.get(), stash_len_);
-      op.filled = stash_len_;
+      // Kept bytes may be a whole request already (pipelined after
+      // others, or refused): decide on them before waiting for more. More
+      // than RESTinio's buffer holds (kept after a large head) are decided
+      // in the socket's own buffer.
+      if (stash_len_ > op.cap)
+        big_ = std::make_unique<std::string>(stash_.get(), stash_len_);
+      else
+        std::memcpy(op.base, stash_.get(), stash_len_);
+      op.filled = big_ ? 0 : stash_len_;
       stash_len_ = 0;
+      return op.process();
     }
     op.read_more();
   }
 
 private:
+  // A read waiting for RESTinio's writes to end (see `refuse`).
+  struct parked_read {
+    virtual ~parked_read() = default;
+    virtual void resume() = 0;
+  };
+
+  // The deadline timer, shared with its pending wait so that the socket
+  // may go first.
+  struct watch {
+    explicit watch(executor_type ex) : timer(ex) {}
+    asio::steady_timer timer;
+    gated_socket* owner = nullptr;
+    bool armed = false;
+  };
+
   template <class Handler>
   struct read_op {
     gated_socket* self;
@@ -153,11 +239,23 @@ private:
     asio::associated_executor_t<Handler, executor_type> ex;
     Handler handler;
 
+    // Waits for more bytes behind the `filled` undecided ones (into the
+    // socket's own buffer while a head is larger than RESTinio's).
     void read_more() {
-      auto& sock = self->sock_;
-      auto buf = asio::buffer(base + filled, cap - filled);
+      auto& s = *self;
+      s.held_ = filled;
+      s.ensure_deadline();
+      s.reading_ = true;
       auto e = ex;
-      sock.async_read_some(buf, asio::bind_executor(e, std::move(*this)));
+      if (s.big_) {
+        auto at = s.big_->size();
+        s.big_->resize(at + big_step);
+        s.sock_.async_read_some(asio::buffer(s.big_->data() + at, big_step),
+                                asio::bind_executor(e, std::move(*this)));
+        return;
+      }
+      s.sock_.async_read_some(asio::buffer(base + filled, cap - filled),
+                              asio::bind_executor(e, std::move(*this)));
     }
 
     void complete_later(asio::error_code ec, std::size_t n) {
@@ -169,12 +267,35 @@ private:
 
     void operator()(const asio::error_code& ec, std::size_t n) {
       auto& s = *self;
+      s.reading_ = false;
+      if (s.big_ && !ec)
+        s.big_->resize(s.big_->size() - big_step + n);
       if (s.closed_)
         return std::move(handler)(asio::error::operation_aborted, 0);
+      if (s.timed_out_) {
+        s.timed_out_ = false;
+        return refuse(408, "The request did not arrive within " +
+                               std::to_string(s.svc_->read_timeout.count()) +
+                               " ms");
+      }
       if (ec)
         return std::move(handler)(ec, 0);
       filled += n;
+      process();
+    }
+
+    // Decides on what was read.
+    void process() {
+      auto& s = *self;
+      if (s.big_)
+        return process_big();
       auto v = s.gate_.scan(base, filled, cap);
+      if (v.refuse)
+        return refuse(v.refuse, s.gate_.refusal());
+      if (v.grow) {
+        s.big_ = std::make_unique<std::string>(base, filled);
+        return read_more();
+      }
       if (v.deliver == 0) {
         // Nothing decided: an incomplete head stays where it is and more is
         // read behind it; discarded input is overwritten.
@@ -183,36 +304,182 @@ private:
       }
       if (v.keep > 0)
         s.keep_aside(base + filled - v.keep, v.keep, cap);
+      s.delivered();
       std::move(handler)(asio::error_code{}, v.deliver);
     }
+
+    // The same in the socket's own buffer: once decided, its bytes go to
+    // RESTinio a buffer at a time.
+    void process_big() {
+      auto& s = *self;
+      auto& big = *s.big_;
+      // Room for the zero chunk the gate may write.
+      auto len = big.size();
+      big.resize(len + body_gate::refused_chunk.size() + 1);
+      auto v = s.gate_.scan(big.data(), len, big.size());
+      if (v.refuse) {
+        s.big_.reset();
+        return refuse(v.refuse, s.gate_.refusal());
+      }
+      if (v.deliver == 0 && !s.gate_.injection_pending()) {
+        big.resize(v.keep);
+        return read_more();
+      }
+      auto own = std::move(s.big_);
+      s.out_.assign(own->data(), v.deliver);
+      s.out_at_ = 0;
+      if (v.keep > 0)
+        s.keep_aside(own->data() + len - v.keep, v.keep, len);
+      if (s.gate_.injection_pending()) {
+        s.out_.append(body_gate::refused_chunk);
+        s.gate_.injected();
+      }
+      s.delivered();
+      auto n = s.take_out(base, cap);
+      std::move(handler)(asio::error_code{}, n);
+    }
+
+    // Answers the request with `status`, once RESTinio writes nothing, and
+    // ends RESTinio's read with EOF so that it closes the connection.
+    void refuse(int status, const std::string& message) {
+      auto& s = *self;
+      if (s.writes_ > 0) {
+        s.parked_ = std::make_unique<parked<Handler>>(std::move(*this), status,
+                                                      message);
+        return;
+      }
+      asio::error_code ignored;
+      auto peer = s.sock_.remote_endpoint(ignored).address();
+      std::string text;
+      if (s.svc_->render)
+        text = s.svc_->render(peer, status, message);
+      s.closed_ = true;
+      s.deadline_ = clock::time_point{};
+      s.sock_.cancel(ignored);
+      farewell(std::move(s.sock_), std::move(text));
+      complete_later(asio::error::eof, 0);
+    }
   };
+
+  template <class Handler>
+  struct parked : parked_read {
+    parked(read_op<Handler>&& o, int st, std::string m)
+        : op(std::move(o)), status(st), message(std::move(m)) {}
+    read_op<Handler> op;
+    int status;
+    std::string message;
+    void resume() override {
+      if (op.self->closed_)
+        return op.complete_later(asio::error::operation_aborted, 0);
+      op.refuse(status, message);
+    }
+  };
+
+  // A head larger than RESTinio's buffer is read this much at a time.
+  static constexpr std::size_t big_step = 16384;
+
+  // Copies decided bytes waiting in `out_` into RESTinio's buffer.
+  std::size_t take_out(char* base, std::size_t cap) {
+    auto n = std::min(cap, out_.size() - out_at_);
+    std::memcpy(base, out_.data() + out_at_, n);
+    out_at_ += n;
+    if (out_at_ == out_.size()) {
+      out_.clear();
+      out_.shrink_to_fit();
+      out_at_ = 0;
+    }
+    return n;
+  }
 
   // Holds the start of a head that follows decided bytes until the next read
   // (RESTinio reuses its buffer from the start).
   void keep_aside(const char* p, std::size_t n, std::size_t cap) {
-    if (!stash_ || stash_cap_ < cap) {
-      stash_ = std::make_unique<char[]>(cap);
-      stash_cap_ = cap;
+    if (!stash_ || stash_cap_ < std::max(cap, n)) {
+      stash_cap_ = std::max(cap, n);
+      stash_ = std::make_unique<char[]>(stash_cap_);
     }
     std::memcpy(stash_.get(), p, n);
     stash_len_ = n;
   }
 
+  // Whether bytes of a request not yet delivered whole were received.
+  bool received_any() const {
+    return !gate_.idle() || held_ > 0 || stash_len_ > 0 || big_ ||
+           out_at_ < out_.size();
+  }
+
+  // A request went to RESTinio whole: the next one gets its own deadline.
+  void delivered() {
+    held_ = 0;
+    if (!received_any())
+      deadline_ = clock::time_point{};
+  }
+
+  // Notes the deadline of the request being waited for and arms the timer
+  // (at once when the deadline passed while the connection was idle: a
+  // request that starts that late is already late).
+  void ensure_deadline() {
+    if (deadline_ == clock::time_point{})
+      restart_deadline();
+    else if (!watch_->armed)
+      arm(deadline_);
+  }
+
+  void restart_deadline() {
+    deadline_ = clock::now() + svc_->read_timeout;
+    if (!watch_) {
+      watch_ = std::make_shared<struct watch>(sock_.get_executor());
+      watch_->owner = this;
+    }
+    if (!watch_->armed)
+      arm(deadline_);
+  }
+
+  void arm(clock::time_point at) {
+    watch_->armed = true;
+    watch_->timer.expires_at(at);
+    watch_->timer.async_wait([w = watch_](const asio::error_code& ec) {
+      w->armed = false;
+      if (!ec && w->owner)
+        w->owner->on_watch();
+    });
+  }
+
+  void on_watch() {
+    if (deadline_ == clock::time_point{} || closed_)
+      return;
+    if (clock::now() < deadline_)
+      return arm(deadline_);
+    // Idle connections are RESTinio's to close; a request partly received
+    // gets its 408 through the pending read.
+    if (!reading_ || !received_any())
+      return;
+    timed_out_ = true;
+    asio::error_code ignored;
+    sock_.cancel(ignored);
+  }
+
+  void resume_parked() {
+    if (auto p = std::move(parked_))
+      p->resume();
+  }
+
   void forget() {
-    gate_ = body_gate{*limits_};
+    gate_ = body_gate{svc_->limits, svc_->head};
     stash_len_ = 0;
     stash_cap_ = 0;
     closed_ = false;
   }
 
-  // Reads and drops what the client still sends, until it closes or a few
-  // seconds pass, then closes.
-  static void linger(socket_type sock) {
-    struct drain : std::enable_shared_from_this<drain> {
-      explicit drain(socket_type s)
-          : sock(std::move(s)), strand(asio::make_strand(sock.get_executor())),
-            timer(strand) {}
+  // Writes `text` (may be empty), sends FIN, then reads and drops what the
+  // client still sends, until it closes or a few seconds pass, then closes.
+  static void farewell(socket_type sock, std::string text) {
+    struct closer : std::enable_shared_from_this<closer> {
+      closer(socket_type s, std::string t)
+          : sock(std::move(s)), text(std::move(t)),
+            strand(asio::make_strand(sock.get_executor())), timer(strand) {}
       socket_type sock;
+      std::string text;
       asio::strand<executor_type> strand;
       asio::steady_timer timer;
       std::array<char, 4096> buf;
@@ -225,7 +492,23 @@ private:
             self->sock.close(ignored);
           }
         });
-        read();
+        if (text.empty()) {
+          read();
+          return;
+        }
+        asio::async_write(
+            sock, asio::buffer(text),
+            asio::bind_executor(strand, [self = shared_from_this()](
+                                            asio::error_code ec, std::size_t) {
+              asio::error_code ignored;
+              if (ec) {
+                self->timer.cancel();
+                self->sock.close(ignored);
+                return;
+              }
+              self->sock.shutdown(socket_type::shutdown_send, ignored);
+              self->read();
+            }));
       }
 
       void read() {
@@ -241,17 +524,32 @@ private:
             }));
       }
     };
-    auto d = std::make_shared<drain>(std::move(sock));
-    asio::dispatch(d->strand, [d] { d->start(); });
+    if (!sock.is_open())
+      return;
+    auto c = std::make_shared<closer>(std::move(sock), std::move(text));
+    asio::dispatch(c->strand, [c] { c->start(); });
   }
 
   socket_type sock_;
-  const body_limits* limits_;
+  gate_service* svc_;
   body_gate gate_;
   std::unique_ptr<char[]> stash_;
   std::size_t stash_cap_ = 0;
   std::size_t stash_len_ = 0;
+  // A head larger than RESTinio's buffer while it is read.
+  std::unique_ptr<std::string> big_;
+  // Decided bytes waiting for RESTinio's next read.
+  std::string out_;
+  std::size_t out_at_ = 0;
+  // Undecided bytes in RESTinio's buffer while a read waits.
+  std::size_t held_ = 0;
   bool closed_ = false;
+  bool reading_ = false;
+  bool timed_out_ = false;
+  int writes_ = 0;
+  std::unique_ptr<parked_read> parked_;
+  clock::time_point deadline_{};
+  std::shared_ptr<watch> watch_;
 };
 
 /// RESTinio's start-of-connection hook for this socket: nothing to prepare

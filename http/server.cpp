@@ -79,6 +79,31 @@ std::string dotted_quad(const asio::ip::address_v4& a) {
   return std::string(buf, p);
 }
 
+// The path of a request target: an absolute-form target
+// ("http://host/path", RFC 9112 §3.2.2, which a server must accept) is
+// routed by its path.
+std::string_view origin_path(std::string_view target) {
+  auto scheme = target.find("://");
+  if (scheme == std::string_view::npos || target.front() == '/')
+    return target;
+  auto slash = target.find('/', scheme + 3);
+  return slash == std::string_view::npos ? std::string_view{"/"}
+                                         : target.substr(slash);
+}
+
+// The error kind of a status the body gate refuses with.
+core::errc refusal_kind(int status) {
+  switch (status) {
+    case 408: return core::errc::request_timeout;
+    case 413: return core::errc::payload_too_large;
+    case 414: return core::errc::uri_too_long;
+    case 431: return core::errc::header_too_large;
+    case 501: return core::errc::not_implemented;
+    case 505: return core::errc::version_not_supported;
+    default: return core::errc::bad_request;
+  }
+}
+
 // Fills `v` in place with views into `req` (the exchange keeps it), with
 // room for every header reserved up front. Returns whether the
 // body gate refused the request's body (its marker is a header, or a trailer
@@ -87,7 +112,7 @@ bool fill_view(request_view& v, const restinio::request_handle_t& req,
                const services& svc) {
   const auto& h = req->header();
   v.method = h.method().c_str();
-  v.path = h.path();
+  v.path = origin_path(h.path());
   v.query = h.query();
   v.body = req->body();
   v.headers.reserve(h.fields_count());
@@ -197,6 +222,32 @@ struct server::impl {
     return restinio::request_accepted();
   }
 
+  // The whole answer to a request the body gate refused before RESTinio
+  // parsed it (gated_socket.hpp): the spec's error body with every header
+  // an answer carries (request id, RateLimit of the client IP, nosniff),
+  // `Connection: close`; counted and logged like any answer.
+  std::string refusal(const asio::ip::address& peer, int status,
+                      const std::string& message) {
+    std::string text;
+    auto ex = exchange::create();
+    auto& p = ex->state();
+    p.started = std::chrono::steady_clock::now();
+    p.view.method = "-";
+    p.view.peer_ip =
+        peer.is_v4() ? dotted_quad(peer.to_v4()) : peer.to_string();
+    // Nothing of the head is believed, X-Forwarded-For neither.
+    p.view.client_ip = p.view.peer_ip;
+    p.view.index_headers();
+    p.id = fresh_request_id();
+    p.route = "malformed";
+    p.svc = &svc;
+    p.stats = &svc.stats;
+    p.close_connection = true;
+    p.raw_out = &text;
+    ex->fail(core::make_error(refusal_kind(status), message));
+    return text;
+  }
+
   // "<prefix>-<n>": short enough to need no allocation.
   std::string fresh_request_id() {
     std::array<char, 40> buf;
@@ -302,8 +353,16 @@ struct server::impl {
     auto& loop = *loops[i];
     auto upload_limit = static_cast<std::uint64_t>(
         svc.cfg.batch.max_file_bytes + multipart_allowance);
-    asio::use_service<body_limits_service>(loop.ioctx).limits =
-        body_limits{upload_limit, hard_body_limit};
+    auto& gate = asio::use_service<gate_service>(loop.ioctx);
+    gate.limits = body_limits{upload_limit, hard_body_limit};
+    gate.head =
+        head_limits{static_cast<std::size_t>(svc.cfg.http.max_head_bytes),
+                    static_cast<std::size_t>(svc.cfg.http.max_header_fields)};
+    gate.read_timeout = std::chrono::milliseconds(svc.cfg.http.read_timeout_ms);
+    gate.render = [this](const asio::ip::address& peer, int status,
+                         const std::string& message) {
+      return refusal(peer, status, message);
+    };
     restinio::server_settings_t<traits> settings;
     settings.address(svc.cfg.http.address)
         .port(svc.cfg.http.port)
@@ -313,16 +372,18 @@ struct server::impl {
           if (shared_port)
             options.set_option(reuse_port(true));
         })
-        // Only reached when the gate stopped following a connection (a head
-        // larger than the read buffer): RESTinio then closes without an
-        // answer.
+        // Never reached: the gate refuses larger bodies first (RESTinio would
+        // close without an answer).
         .incoming_http_msg_limits(
             restinio::incoming_http_msg_limits_t{}.max_body_size(
                 std::max(hard_body_limit, upload_limit)))
         // Our own deadline answers first; RESTinio's only reaps what is left.
         .handle_request_timeout(
             std::chrono::milliseconds(svc.cfg.http.request_timeout_ms + 5000))
-        .read_next_http_message_timelimit(std::chrono::seconds(60))
+        // The gate answers a request late by http.read_timeout_ms with 408;
+        // RESTinio's timer, a little longer, only closes idle connections.
+        .read_next_http_message_timelimit(
+            std::chrono::milliseconds(svc.cfg.http.read_timeout_ms + 5000))
         .write_http_response_timelimit(std::chrono::seconds(30))
         .request_handler([this, &loop](restinio::request_handle_t req) {
           return on_request(loop, std::move(req));
