@@ -140,6 +140,28 @@ void add_batch_gauges(http::metrics& stats, const actors::batch_gauges& g) {
                   [gp] { return static_cast<double>(gp->items_done.load()); });
 }
 
+// The SMTP prober's counters (the dashboard's Operations page shows them).
+void add_smtp_gauges(http::metrics& stats,
+                     std::shared_ptr<actors::smtp::prober> prober) {
+  using counters = actors::smtp::prober_counters;
+  auto add = [&](const char* name, const char* help,
+                 std::atomic<std::uint64_t> counters::*field) {
+    stats.add_gauge(name, help, [prober, field] {
+      return static_cast<double>((prober->counters().*field).load());
+    });
+  };
+  add("mailassay_smtp_probes_active", "SMTP probes in flight.",
+      &counters::active_probes);
+  add("mailassay_smtp_queued", "SMTP probes waiting for a per-host slot.",
+      &counters::queued);
+  add("mailassay_smtp_sessions", "SMTP sessions started since start.",
+      &counters::sessions);
+  add("mailassay_smtp_probes", "SMTP probes started since start.",
+      &counters::probes);
+  add("mailassay_smtp_retries", "SMTP greylisting waits since start.",
+      &counters::retries);
+}
+
 // The SMTP prober of the pipeline. Null when SMTP probing is off: with the
 // default (empty) HELO on a host without a public FQDN, probing stays off
 // and a warning says why; an identity the operator set but that is wrong
@@ -255,6 +277,8 @@ int serve(const config::settings& cfg) {
       [&usage] { return static_cast<double>(usage.gauges().pending.load()); });
   add_pool_gauges(stats, "validation", validation.size(), validation.gauges());
   add_dns_gauges(stats, validator);
+  if (prober)
+    add_smtp_gauges(stats, prober);
   add_limiter_gauges(stats, limiter.gauges());
   stats.add_gauge("mailassay_auth_key_cache_entries",
                   "API keys held in the authentication cache.",

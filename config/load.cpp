@@ -263,6 +263,12 @@ const std::vector<key_spec>& registry() {
      "revoke made by another process sharing the database takes effect.",
      integer(MAILASSAY_FIELD(auth.key_cache_seconds), 0, 3600),
      MAILASSAY_SHOW(auth.key_cache_seconds)},
+    {"auth", "cookie_secure",
+     "Mark the dashboard's refresh-token cookie Secure (HTTPS only; browsers "
+     "also take it from http://localhost and 127.0.0.1). Turn off only to "
+     "serve the dashboard over plain HTTP under another name.",
+     boolean(MAILASSAY_FIELD(auth.cookie_secure)),
+     MAILASSAY_SHOW(auth.cookie_secure)},
     {"credits", "signup_grant", "Credits a new organization starts with.",
      integer(MAILASSAY_FIELD(credits.signup_grant), 0, 1LL << 40),
      MAILASSAY_SHOW(credits.signup_grant)},

@@ -42,6 +42,9 @@ struct auth_settings {
   std::int64_t access_ttl_seconds = 900;
   std::int64_t refresh_ttl_seconds = 30 * 24 * 3600;
   std::int64_t key_cache_seconds = 5; ///< How stale another process may be.
+  /// Marks the dashboard's refresh-token cookie `Secure` (sent over HTTPS
+  /// only; browsers also accept it from http://localhost and 127.0.0.1).
+  bool cookie_secure = true;
 };
 
 /// `[credits]`.

@@ -114,5 +114,9 @@ void handle_list_batches(call c);
 void handle_get_batch(call c);
 void handle_cancel_batch(call c);
 void handle_batch_results(call c);
+void handle_app_index(call c);
+void handle_app_file(call c);
+void handle_auth_options(call c);
+void handle_organization_usage(call c);
 
 } // namespace mailassay::http

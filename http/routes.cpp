@@ -11,10 +11,11 @@ const std::vector<route>& routes() {
     {"GET", "/metrics", handle_metrics},
     {"GET", "/docs", handle_docs, any_query},
     {"GET", "/v2/openapi.json", handle_openapi, any_query},
-    {"POST", "/v2/auth/signup", handle_signup},
-    {"POST", "/v2/auth/login", handle_login},
+    {"POST", "/v2/auth/signup", handle_signup, "session"},
+    {"POST", "/v2/auth/login", handle_login, "session"},
     {"POST", "/v2/auth/refresh", handle_refresh},
     {"POST", "/v2/auth/logout", handle_logout},
+    {"GET", "/v2/auth/options", handle_auth_options},
     {"GET", "/v2/auth/me", handle_me},
     {"GET", "/v2/organization", handle_get_organization},
     {"GET", "/v2/organization/members", handle_list_members},
@@ -31,6 +32,7 @@ const std::vector<route>& routes() {
     {"POST", "/v2/api-keys/:id/reactivate", handle_reactivate_key},
     {"GET", "/v2/api-keys/:id/stats", handle_key_stats, "days"},
     {"GET", "/v2/credits/balance", handle_balance},
+    {"GET", "/v2/usage", handle_organization_usage, "days"},
     {"GET", "/v2/credits/transactions", handle_transactions, "limit,before"},
     {"POST", "/v2/email/validate", handle_validate},
     {"POST", "/v2/widget/validate", handle_widget_validate},
@@ -43,6 +45,9 @@ const std::vector<route>& routes() {
     {"POST", "/v2/batch/:jobId/cancel", handle_cancel_batch},
     {"POST", "/batch/:jobId/cancel", handle_cancel_batch},
     {"GET", "/v2/batch/:jobId/results", handle_batch_results, "format,status"},
+    {"GET", "/", handle_app_index, any_query},
+    {"GET", "/app/:file", handle_app_file, any_query},
+    {"GET", "/app/:dir/:file", handle_app_file, any_query},
   };
   return table;
 }

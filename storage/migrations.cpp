@@ -157,6 +157,14 @@ const std::vector<migration>& all_migrations() {
             credits BIGINT NOT NULL DEFAULT 0 CHECK (credits >= 0),
             PRIMARY KEY (job_id, seq)){without_rowid})",
        }},
+      {3,
+       "usage by organization",
+       {
+           // The dashboard's organization-wide usage (GET /v2/usage) reads
+           // a window of days of every key of one organization.
+           "CREATE INDEX usage_daily_by_organization "
+           "ON usage_daily (organization_id, day)",
+       }},
   };
   return list;
 }

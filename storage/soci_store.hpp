@@ -101,6 +101,18 @@ public:
   expected<std::int64_t> distinct_addresses(const std::string& key_id,
                                             const std::string& from_day,
                                             const std::string& to_day) override;
+  expected<std::vector<usage_day>>
+  organization_usage_between(const std::string& organization_id,
+                             const std::string& from_day,
+                             const std::string& to_day) override;
+  expected<std::vector<key_usage>>
+  organization_usage_by_key(const std::string& organization_id,
+                            const std::string& from_day,
+                            const std::string& to_day) override;
+  expected<std::int64_t>
+  organization_distinct_addresses(const std::string& organization_id,
+                                  const std::string& from_day,
+                                  const std::string& to_day) override;
 
   expected<unit>
   create_batch_job(const core::batch::job& j,

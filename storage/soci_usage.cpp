@@ -86,4 +86,65 @@ soci_store::distinct_addresses(const std::string& key_id,
   });
 }
 
+expected<std::vector<usage_day>>
+soci_store::organization_usage_between(const std::string& organization_id,
+                                       const std::string& from_day,
+                                       const std::string& to_day) {
+  return run<std::vector<usage_day>>(true, [&] {
+    usage_day row;
+    // usage_daily carries the organization, so no join: the primary key
+    // does not cover this filter, but an organization has few keys and a
+    // window few days.
+    soci::statement st =
+        (sql_.prepare << "SELECT day, SUM(requests), SUM(successful), "
+                         "SUM(credits) FROM usage_daily "
+                         "WHERE organization_id = :o "
+                         "AND day >= :f AND day <= :t "
+                         "GROUP BY day ORDER BY day",
+         use(organization_id), use(from_day), use(to_day), into(row.day),
+         into(row.requests), into(row.successful), into(row.credits));
+    st.execute();
+    std::vector<usage_day> out;
+    while (st.fetch())
+      out.push_back(row);
+    return out;
+  });
+}
+
+expected<std::vector<key_usage>>
+soci_store::organization_usage_by_key(const std::string& organization_id,
+                                      const std::string& from_day,
+                                      const std::string& to_day) {
+  return run<std::vector<key_usage>>(true, [&] {
+    key_usage row;
+    soci::statement st =
+        (sql_.prepare << "SELECT key_id, SUM(requests) AS r, "
+                         "SUM(successful), SUM(credits) FROM usage_daily "
+                         "WHERE organization_id = :o "
+                         "AND day >= :f AND day <= :t "
+                         "GROUP BY key_id ORDER BY r DESC, key_id",
+         use(organization_id), use(from_day), use(to_day), into(row.key_id),
+         into(row.requests), into(row.successful), into(row.credits));
+    st.execute();
+    std::vector<key_usage> out;
+    while (st.fetch())
+      out.push_back(row);
+    return out;
+  });
+}
+
+expected<std::int64_t>
+soci_store::organization_distinct_addresses(const std::string& organization_id,
+                                            const std::string& from_day,
+                                            const std::string& to_day) {
+  return run<std::int64_t>(true, [&] {
+    std::int64_t count = 0;
+    sql_ << "SELECT COUNT(DISTINCT a.address_hash) FROM usage_addresses a "
+            "JOIN api_keys k ON k.id = a.key_id "
+            "WHERE k.organization_id = :o AND a.day >= :f AND a.day <= :t",
+        use(organization_id), use(from_day), use(to_day), into(count);
+    return count;
+  });
+}
+
 } // namespace mailassay::storage

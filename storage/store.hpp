@@ -36,6 +36,14 @@ struct usage_day {
   std::int64_t credits = 0;
 };
 
+/// Stored usage of one key over a window (summed over its days).
+struct key_usage {
+  std::string key_id;
+  std::int64_t requests = 0;
+  std::int64_t successful = 0;
+  std::int64_t credits = 0;
+};
+
 /// Fields of an API key a PATCH may change; nullopt = leave unchanged.
 struct api_key_update {
   std::optional<std::string> name;
@@ -201,6 +209,28 @@ public:
   virtual expected<std::int64_t>
   distinct_addresses(const std::string& key_id, const std::string& from_day,
                      const std::string& to_day) = 0;
+
+  /// Returns the days in [from_day, to_day] on which any key of the
+  /// organization was used, each summed over its keys, ascending. Usage of
+  /// deleted keys is gone with them.
+  virtual expected<std::vector<usage_day>>
+  organization_usage_between(const std::string& organization_id,
+                             const std::string& from_day,
+                             const std::string& to_day) = 0;
+
+  /// Returns each key of the organization used in [from_day, to_day] with
+  /// its counters summed over the window, most requests first (then id).
+  virtual expected<std::vector<key_usage>>
+  organization_usage_by_key(const std::string& organization_id,
+                            const std::string& from_day,
+                            const std::string& to_day) = 0;
+
+  /// Counts distinct address hashes over all keys of the organization in
+  /// [from_day, to_day] (an address validated with two keys counts once).
+  virtual expected<std::int64_t>
+  organization_distinct_addresses(const std::string& organization_id,
+                                  const std::string& from_day,
+                                  const std::string& to_day) = 0;
 
   // -- batch jobs (docs/batch.md) -------------------------------------------
 

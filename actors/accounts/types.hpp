@@ -2,6 +2,7 @@
 
 #include "config/settings.hpp"
 #include "core/account/records.hpp"
+#include "core/usage/stats.hpp"
 #include "storage/store.hpp"
 
 #include <cstdint>
@@ -122,6 +123,23 @@ struct organization_view {
   acc::organization org;
   std::int64_t members = 0;
   acc::credit_balance balance;
+};
+
+/// One key's usage within an organization's window.
+struct key_usage_view {
+  std::string id;
+  std::string name;  ///< "" when the key was deleted meanwhile.
+  bool test = false; ///< A `svc_test_` key.
+  std::int64_t requests = 0;
+  std::int64_t successful = 0;
+  std::int64_t credits = 0;
+};
+
+/// The usage of every key of an organization over a window of days.
+struct organization_usage {
+  int days = 0;
+  core::usage::key_stats totals;    ///< As for one key, over all of them.
+  std::vector<key_usage_view> keys; ///< Keys used, most requests first.
 };
 
 } // namespace mailassay::actors::accounts

@@ -96,4 +96,9 @@ expected<std::vector<acc::credit_entry>>
 transactions(account_env& env, const principal& who, std::int64_t limit,
              std::int64_t before_id);
 
+/// The usage of all the organization's keys over the `days` UTC days
+/// ending today (users only; days outside 1..365 -> validation_failed).
+expected<organization_usage>
+usage_of_organization(account_env& env, const principal& who, int days);
+
 } // namespace mailassay::actors::accounts

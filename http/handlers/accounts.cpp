@@ -1,5 +1,6 @@
 #include "http/auth_throttle.hpp"
 #include "http/handler_support.hpp"
+#include "http/session_cookie.hpp"
 #include "http/text_pool.hpp"
 
 namespace mailassay::http {
@@ -11,9 +12,14 @@ void handle_signup(call c) {
   auto in = codec::signup(c.req());
   if (!in)
     return c.ex->fail(in.error_value());
+  auto cookie = session_cookie::mode(c);
+  if (!cookie)
+    return;
   if (!admit_signup(c))
     return;
-  with_storage(c, [c, in = std::move(*in)](uc::account_env& env) {
+  with_storage(c, [c, in = std::move(*in), cookie](uc::account_env& env) {
+    if (*cookie)
+      return session_cookie::reply(c, uc::signup(env, in), 201);
     reply(c, uc::signup(env, in), 201, codec::session);
   });
 }
@@ -23,20 +29,27 @@ void handle_login(call c) {
   auto in = codec::login(c.req());
   if (!in)
     return c.ex->fail(in.error_value());
+  auto cookie = session_cookie::mode(c);
+  if (!cookie)
+    return;
   auto account = admit_login(c, in->first);
   if (!account)
     return;
-  with_storage(c, [c, in = std::move(*in),
-                   account = std::move(*account)](uc::account_env& env) {
+  with_storage(c, [c, in = std::move(*in), account = std::move(*account),
+                   cookie](uc::account_env& env) {
     auto r = uc::login(env, in.first, in.second);
     if (!r && r.error_value().code == core::errc::unauthorized)
       login_failed(c, account);
+    if (*cookie)
+      return session_cookie::reply(c, r, 200);
     reply(c, r, 200, codec::session);
   });
 }
 
 void handle_refresh(call c) {
   c.ex->add_header("Cache-Control", "no-store");
+  if (c.req().body.empty())
+    return session_cookie::refresh(c);
   auto token = codec::refresh_token(c.req());
   if (!token)
     return c.ex->fail(token.error_value());
@@ -46,6 +59,8 @@ void handle_refresh(call c) {
 }
 
 void handle_logout(call c) {
+  if (c.req().body.empty())
+    return session_cookie::logout(c);
   auto token = codec::refresh_token(c.req());
   if (!token)
     return c.ex->fail(token.error_value());

@@ -67,32 +67,4 @@ void handle_openapi(call c) {
   c.ex->json(200, std::string{openapi_text()});
 }
 
-void handle_docs(call c) {
-  // A self-contained page: the service may run without internet access.
-  static const char* page = R"HTML(<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>mailassay API</title>
-<style>body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;
-padding:0 1em;color:#222}h2{border-bottom:1px solid #ddd}code{background:#f4f4f4;
-padding:0 .3em}.m{display:inline-block;min-width:4.5em;font-weight:bold}
-.op{margin:.6em 0}.d{color:#555;margin-left:5em}</style></head>
-<body><h1>mailassay API</h1><p>Machine-readable description:
-<a href="/v2/openapi.json">/v2/openapi.json</a> (OpenAPI 3).</p>
-<div id="ops">Loading…</div><script>
-fetch('/v2/openapi.json').then(r=>r.json()).then(spec=>{
- const root=document.getElementById('ops');root.textContent='';
- const tags={};
- for(const [path,ops] of Object.entries(spec.paths))
-  for(const [method,op] of Object.entries(ops)){
-   const t=(op.tags||['other'])[0];(tags[t]=tags[t]||[]).push([method,path,op]);}
- for(const [t,list] of Object.entries(tags)){
-  const h=document.createElement('h2');h.textContent=t;root.appendChild(h);
-  for(const [m,p,op] of list){const d=document.createElement('div');
-   d.className='op';const s=document.createElement('span');s.className='m';
-   s.textContent=m.toUpperCase();const c=document.createElement('code');
-   c.textContent=p;const x=document.createElement('div');x.className='d';
-   x.textContent=op.summary||'';d.append(s,c,x);root.appendChild(d);}}
-});</script></body></html>)HTML";
-  c.ex->respond(response{200, page, "text/html; charset=utf-8", {}});
-}
-
 } // namespace mailassay::http

@@ -29,6 +29,8 @@ TEST_SUITE("http.operations") {
       for (std::string seg; std::getline(segs, seg, '/');)
         if (!seg.empty())
           templ += "/" + (seg[0] == ':' ? "{" + seg.substr(1) + "}" : seg);
+      if (templ.empty())
+        templ = "/"; // the dashboard
       for (auto& c : method)
         c = static_cast<char>(std::tolower(c));
       served.insert(method + " " + templ);

@@ -1,0 +1,166 @@
+#include "http/session_cookie.hpp"
+
+#include "core/base/ascii.hpp"
+#include "http/errors.hpp"
+#include "http/handler_support.hpp"
+
+namespace mailassay::http::session_cookie {
+
+namespace {
+
+// Attributes every form of the cookie carries. Path: only the auth
+// endpoints ever receive it (not /v2/email/validate, not the pages).
+std::string attributes(const config::auth_settings& auth) {
+  std::string out = "; Path=/v2/auth; HttpOnly; SameSite=Strict";
+  if (auth.cookie_secure)
+    out += "; Secure";
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+} // namespace
+
+core::expected<bool> requested(const request_view& req) {
+  auto mode = req.query_param("session");
+  if (!mode)
+    return false;
+  if (*mode == "cookie")
+    return true;
+  auto e = core::make_error(core::errc::validation_failed, "");
+  e.details = {"session must be \"cookie\" when present"};
+  return e;
+}
+
+std::optional<std::string> token(const request_view& req) {
+  auto header = req.header("Cookie");
+  if (!header)
+    return std::nullopt;
+  // RFC 6265 §5.4: "name=value" pairs separated by "; ".
+  std::string_view rest = *header;
+  while (!rest.empty()) {
+    auto end = rest.find(';');
+    auto pair = trim(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view{}
+                                         : rest.substr(end + 1);
+    auto eq = pair.find('=');
+    if (eq == std::string_view::npos || trim(pair.substr(0, eq)) != name)
+      continue;
+    auto value = trim(pair.substr(eq + 1));
+    if (value.empty() || value.size() > 512)
+      return std::nullopt;
+    return std::string{value};
+  }
+  return std::nullopt;
+}
+
+bool same_origin(const request_view& req) {
+  // Browsers since 2020-2023 send Sec-Fetch-Site on every request, and
+  // scripts cannot set it: it alone decides when present.
+  if (auto site = req.header("Sec-Fetch-Site"))
+    return core::ascii_iequals(trim(*site), "same-origin");
+  auto origin = req.header("Origin");
+  auto host = req.header("Host");
+  if (!origin || !host)
+    return false;
+  auto o = trim(*origin);
+  auto scheme_end = o.find("://");
+  if (scheme_end == std::string_view::npos)
+    return false; // "null" (a sandboxed or privacy-sensitive context)
+  o.remove_prefix(scheme_end + 3);
+  auto h = trim(*host);
+  return !o.empty() && o.size() == h.size() && core::ascii_iequals(o, h);
+}
+
+core::error cross_site() {
+  return core::make_error(
+      core::errc::forbidden,
+      "Cross-site request refused: the session cookie is only accepted from "
+      "this service's own pages");
+}
+
+std::string set_value(std::string_view refresh_token,
+                      const config::auth_settings& auth) {
+  return std::string{name} + "=" + std::string{refresh_token} +
+         attributes(auth) +
+         "; Max-Age=" + std::to_string(auth.refresh_ttl_seconds);
+}
+
+std::string clear_value(const config::auth_settings& auth) {
+  return std::string{name} + "=" + attributes(auth) + "; Max-Age=0";
+}
+
+void reply(const call& c, const core::expected<actors::accounts::session>& s,
+           int status) {
+  const auto& auth = c.svc->cfg.auth;
+  if (!s) {
+    const auto& e = s.error_value();
+    // A cookie that no longer opens a session goes, so the page stops
+    // offering it.
+    if (e.code != core::errc::unauthorized)
+      return c.ex->fail(e);
+    return c.ex->respond(response{status_of(e.code),
+                                  error_body(e),
+                                  "application/json",
+                                  {{"Set-Cookie", clear_value(auth)}}});
+  }
+  auto body = codec::session(*s);
+  body.erase("refreshToken");
+  c.ex->respond(response{status,
+                         codec::text_of(body),
+                         "application/json",
+                         {{"Set-Cookie", set_value(s->refresh_token, auth)}}});
+}
+
+void reply_cleared(const call& c, const core::expected<core::unit>& r) {
+  if (!r)
+    return c.ex->fail(r.error_value());
+  c.ex->respond(response{204,
+                         {},
+                         "application/json",
+                         {{"Set-Cookie", clear_value(c.svc->cfg.auth)}}});
+}
+
+std::optional<bool> mode(const call& c) {
+  auto cookie = requested(c.req());
+  if (!cookie) {
+    c.ex->fail(cookie.error_value());
+    return std::nullopt;
+  }
+  if (*cookie && !same_origin(c.req())) {
+    c.ex->fail(cross_site());
+    return std::nullopt;
+  }
+  return *cookie;
+}
+
+void refresh(call c) {
+  if (!same_origin(c.req()))
+    return c.ex->fail(cross_site());
+  auto t = token(c.req());
+  if (!t)
+    return c.ex->fail(
+        core::make_error(core::errc::unauthorized, "Unauthorized"));
+  with_storage(c, [c, t = std::move(*t)](actors::accounts::account_env& env) {
+    reply(c, actors::accounts::refresh(env, t), 200);
+  });
+}
+
+void logout(call c) {
+  if (!same_origin(c.req()))
+    return c.ex->fail(cross_site());
+  auto t = token(c.req());
+  if (!t)
+    return reply_cleared(c, core::unit{});
+  with_storage(c, [c, t = std::move(*t)](actors::accounts::account_env& env) {
+    reply_cleared(c, actors::accounts::logout(env, t));
+  });
+}
+
+} // namespace mailassay::http::session_cookie

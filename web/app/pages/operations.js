@@ -1,0 +1,165 @@
+// Operations (owners and admins): /status, and from /metrics the actor
+// pools (size, busy, queued), the DNS cache, SMTP sessions and batch work,
+// each with the setting that sizes it (docs/configuration.md).
+import {
+  html,
+  useState,
+  useLoad,
+  usePolling,
+  PageTitle,
+  ErrorNote,
+  Loading,
+  StatusBadge,
+  TableScroll,
+  num,
+  percent,
+  duration,
+} from "../ui.js";
+import * as api from "../api.js";
+import { parseMetrics, metric, labelValues } from "../lib/metrics.js";
+
+// pool label -> [what it does, the setting that sizes it]
+const POOLS = {
+  storage: ["Storage workers: sign-in, keys, credits, statistics", "actors.storage_workers"],
+  batch_storage: ["Storage workers of batch jobs (low priority)", "batch.max_jobs"],
+  validation: ["Validation actors (SMTP requests)", "validation.workers"],
+};
+
+const envName = (setting) => "MAILASSAY_" + setting.replace(".", "_").toUpperCase();
+
+function Setting({ name }) {
+  return html`<code>${name}</code> <small class="muted">(${envName(name)})</small>`;
+}
+
+function Pools({ m }) {
+  const pools = labelValues(m, "mailassay_pool_workers", "pool");
+  return html`<${TableScroll} label="Actor pools">
+    <table>
+      <caption class="muted">Actor pools: a queue that stays above zero means
+        the pool is too small for the load.</caption>
+      <thead><tr><th scope="col">Pool</th><th scope="col" class="num">Size</th>
+        <th scope="col" class="num">Busy</th><th scope="col">Occupancy</th>
+        <th scope="col" class="num">Queued</th><th scope="col" class="num">Done</th>
+        <th scope="col">Setting</th></tr></thead>
+      <tbody>
+        ${pools.map((p) => {
+          const size = metric(m, "mailassay_pool_workers", { pool: p });
+          const busy = metric(m, "mailassay_pool_busy", { pool: p });
+          const [what, setting] = POOLS[p] || [p, null];
+          return html`<tr>
+            <th scope="row"><code>${p}</code><br /><small class="muted">${what}</small></th>
+            <td class="num">${num(size)}</td>
+            <td class="num">${num(busy)}</td>
+            <td><meter min="0" max=${size || 1} value=${busy || 0}
+              aria-label=${`${p}: ${busy} of ${size} busy`}></meter></td>
+            <td class="num">${num(metric(m, "mailassay_pool_queued", { pool: p }))}</td>
+            <td class="num">${num(metric(m, "mailassay_pool_done", { pool: p }))}</td>
+            <td>${setting ? html`<${Setting} name=${setting} />` : "—"}</td>
+          </tr>`;
+        })}
+      </tbody>
+    </table>
+  <//>`;
+}
+
+function Figure({ label, value, setting }) {
+  return html`<div><dt>${label}</dt><dd>${value}</dd>
+    ${setting && html`<small class="muted">set by <code>${setting}</code></small>`}</div>`;
+}
+
+function Dns({ m }) {
+  const hits = metric(m, "mailassay_dns_cache_hits") || 0;
+  const misses = metric(m, "mailassay_dns_cache_misses") || 0;
+  return html`<section aria-labelledby="dns-title">
+    <h2 id="dns-title">DNS</h2>
+    <dl class="figures">
+      <${Figure} label="Cache hit rate" value=${hits + misses ? percent(hits / (hits + misses)) : "—"} />
+      <${Figure} label="Domains cached" value=${num(metric(m, "mailassay_dns_cache_size"))}
+        setting="dns.cache_size" />
+      <${Figure} label="Queries in flight" value=${num(metric(m, "mailassay_dns_in_flight"))}
+        setting="dns.max_inflight" />
+      <${Figure} label="Queries waiting" value=${num(metric(m, "mailassay_dns_queued"))} />
+    </dl>
+    <p class="muted">${num(hits)} routes from the cache, ${num(misses)} looked up,${" "}
+      ${num(metric(m, "mailassay_dns_queries_sent"))} queries sent since start.</p>
+  </section>`;
+}
+
+function Smtp({ m }) {
+  const on = metric(m, "mailassay_smtp_sessions") != null;
+  return html`<section aria-labelledby="smtp-title">
+    <h2 id="smtp-title">SMTP</h2>
+    ${on
+      ? html`<dl class="figures">
+          <${Figure} label="Probes in flight" value=${num(metric(m, "mailassay_smtp_probes_active"))}
+            setting="smtp.io_threads" />
+          <${Figure} label="Waiting for a host slot" value=${num(metric(m, "mailassay_smtp_queued"))}
+            setting="smtp.max_sessions_per_host" />
+          <${Figure} label="Sessions since start" value=${num(metric(m, "mailassay_smtp_sessions"))}
+            setting="smtp.connections_per_second_per_host" />
+          <${Figure} label="Greylisting waits" value=${num(metric(m, "mailassay_smtp_retries"))}
+            setting="smtp.retry_delays_ms" />
+        </dl>`
+      : html`<p class="note">SMTP probing is off on this server: it has no sender
+          identity (<code>smtp.helo</code>, <code>smtp.mail_from</code>; see
+          docs/smtp.md). Requests with <code>smtp: true</code> are answered
+          without a probe, free.</p>`}
+  </section>`;
+}
+
+function Work({ m }) {
+  return html`<section aria-labelledby="work-title">
+    <h2 id="work-title">Requests and batch jobs</h2>
+    <dl class="figures">
+      <${Figure} label="HTTP requests in flight" value=${num(metric(m, "mailassay_http_in_flight"))}
+        setting="http.io_threads" />
+      <${Figure} label="Batch jobs running here" value=${num(metric(m, "mailassay_batch_running_jobs"))}
+        setting="batch.max_jobs" />
+      <${Figure} label="Batch validations in flight" value=${num(metric(m, "mailassay_batch_in_flight"))}
+        setting="batch.concurrency" />
+      <${Figure} label="Usage counts waiting" value=${num(metric(m, "mailassay_usage_pending"))} />
+    </dl>
+    <p class="muted">Actor scheduler threads: <code>actors.scheduler_threads</code>.
+      Every setting, its variable and its default: <code>mailassay config</code>.</p>
+  </section>`;
+}
+
+export function Operations() {
+  const status = useLoad(() => api.publicGet("/status"), []);
+  const metrics = useLoad(async () => parseMetrics(await api.publicGet("/metrics")), []);
+  const [at, setAt] = useState(new Date());
+  usePolling(async () => {
+    await Promise.all([status.reload(), metrics.reload()]);
+    setAt(new Date());
+  }, 15);
+  const s = status.data;
+  const m = metrics.data;
+  return html`<${PageTitle}>Operations<//>
+    <p class="muted">From <a href="/status">/status</a> and${" "}
+      <a href="/metrics">/metrics</a>, read again every 15 seconds while this tab
+      is visible (last: ${at.toLocaleTimeString()}).</p>
+    <section aria-labelledby="status-title">
+      <h2 id="status-title">Status</h2>
+      <${ErrorNote} error=${status.error} />
+      ${s
+        ? html`<p><${StatusBadge} status=${s.status} /> · version ${s.version} ·
+              up ${duration(s.uptimeSeconds)}</p>
+            <ul>
+              ${s.components.map(
+                (c) => html`<li>${c.name}${c.backend ? ` (${c.backend})` : ""}:${" "}
+                  <${StatusBadge} status=${c.status} /></li>`,
+              )}
+            </ul>`
+        : !status.error && html`<${Loading} />`}
+    </section>
+    <${ErrorNote} error=${metrics.error} />
+    ${!m && !metrics.error && html`<${Loading} />`}
+    ${m &&
+    html`<section aria-labelledby="pools-title">
+        <h2 id="pools-title">Actor pools</h2>
+        <${Pools} m=${m} />
+      </section>
+      <${Dns} m=${m} />
+      <${Smtp} m=${m} />
+      <${Work} m=${m} />`}`;
+}
