@@ -97,6 +97,37 @@ test("a per-minute limit of 3 set in the page refuses the 4th validation with 42
   }
   assert.deepEqual(statuses, [200, 200, 200, 429]);
   await assertClean(page, "the key page");
+
+  // The overview counts them, per key (the 429 is a request, not a success).
+  await nav(page, "Overview");
+  const usage = page.getByRole("region", { name: "Requests by key" });
+  const cells = usage.getByRole("row").filter({ hasText: "limited" }).getByRole("cell");
+  await cells.first().waitFor();
+  assert.deepEqual(await cells.allTextContents(), ["live", "4", "75 %", "0"]);
+  await assertClean(page, "the overview");
+});
+
+test("the Validate page explains a result and copies it as curl", async () => {
+  const page = owner;
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+  await nav(page, "Validate");
+  await page.getByLabel("Email address").fill("info@fast.test");
+  await page.getByRole("button", { name: "Validate", exact: true }).click();
+  const result = page.getByRole("article").filter({
+    has: page.getByRole("heading", { name: "info@fast.test" }),
+  });
+  await result.waitFor();
+  await result.getByText("A role address (info@, sales@, …), often read by several people.").waitFor();
+  assert.equal(await result.getByRole("meter", { name: "Score" }).getAttribute("value"), "67");
+  const signals = result.getByRole("region", { name: "Signals" });
+  assert.match(await signals.getByRole("row").filter({ hasText: "role_account" }).textContent(), /-20/);
+  await page.getByText("Copy as curl").click();
+  await page.getByRole("button", { name: "Copy curl command" }).click();
+  await page.getByText("Copied to the clipboard.").waitFor();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.ok(copied.startsWith(`curl -s ${svc.base}/v2/email/validate`), copied);
+  assert.ok(copied.includes(`-d '{"email":"info@fast.test"}'`), copied);
+  await assertClean(page, "the validate page");
 });
 
 test("a member sees the keys but cannot create or revoke them", async () => {

@@ -108,4 +108,21 @@ TEST_SUITE("http.pages") {
     auto r = http_request(closed.port(), "GET", "/v2/auth/options");
     CHECK(json::parse(r.body) == json{{"signupEnabled", false}});
   }
+
+  TEST_CASE("the SMTP gauges the Operations page shows are in /metrics when "
+            "probing is on") {
+    {
+      server_process off; // no sender identity: probing is off
+      auto m = http_request(off.port(), "GET", "/metrics").body;
+      CHECK(m.find("mailassay_smtp_sessions") == std::string::npos);
+    }
+    server_process on{{{"MAILASSAY_SMTP_HELO", "probe.example.io"},
+                       {"MAILASSAY_SMTP_MAIL_FROM", "verify@example.io"}}};
+    auto m = http_request(on.port(), "GET", "/metrics").body;
+    for (auto* line : {"mailassay_smtp_probes_active 0",
+                       "mailassay_smtp_queued 0", "mailassay_smtp_sessions 0",
+                       "mailassay_smtp_probes 0", "mailassay_smtp_retries 0"})
+      CHECK_MESSAGE(
+          m.find(std::string{"\n"} + line + "\n") != std::string::npos, line);
+  }
 }

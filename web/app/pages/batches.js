@@ -94,13 +94,14 @@ function Upload({ onUploaded }) {
   return html`<article aria-labelledby="upload-title">
     <h2 id="upload-title">Upload a file</h2>
     <form onSubmit=${submit}>
-      <div class=${"dropzone" + (over ? " over" : "")}
+      <div class=${"dropzone" + (over ? " over" : "")} role="group"
+        aria-labelledby="drop-label"
         onDragOver=${(e) => {
           e.preventDefault();
           setOver(true);
         }}
         onDragLeave=${() => setOver(false)} onDrop=${drop}>
-        <label for="batch-file">Drop a CSV file here, or choose one</label>
+        <label id="drop-label" for="batch-file">Drop a CSV file here, or choose one</label>
         <input id="batch-file" type="file" name="file" accept=".csv,text/csv,text/plain"
           aria-describedby="file-help" onChange=${(e) => take(e.target.files[0] || null)} />
         <small id="file-help" class="muted">UTF-8 text, one address per row,
@@ -280,8 +281,9 @@ function JobDetail({ id }) {
     html`<${PageTitle}>Job “${j.fileName}”<//>
       <p><${StatusBadge} status=${j.status} /> · created ${when(j.createdAt)}${j.finishedAt
         ? ` · finished ${when(j.finishedAt)}` : ""}</p>
-      <label for="job-progress">Progress</label>
-      <progress id="job-progress" value=${j.progress} max="100"></progress>
+      <label id="job-progress-label" for="job-progress">Progress</label>
+      <progress id="job-progress" aria-labelledby="job-progress-label"
+        value=${j.progress} max="100"></progress>
       <p aria-live="polite">${num(j.processed)} of ${num(items(j))} addresses done
         (${j.progress} %)${active && j.etaSeconds != null
           ? ` · about ${duration(j.etaSeconds)} left` : ""}</p>

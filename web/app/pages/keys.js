@@ -28,11 +28,11 @@ import {
 import * as api from "../api.js";
 
 const CHECKS = [
-  ["smtp", "SMTP mailbox check", "Lets requests ask for an SMTP check (1 credit per address)."],
+  ["smtp", "SMTP mailbox check", "requests may ask for it; 1 credit per address"],
   ["disposable", "Disposable-address detection", ""],
   ["roleAccount", "Role-account detection", "info@, sales@, …"],
   ["randomDetection", "Random-address detection", ""],
-  ["enrichment", "Enrichment", "Adds a probable first name."],
+  ["enrichment", "Enrichment", "a probable first name"],
 ];
 const DEFAULT_CONFIG = {
   smtp: false,
@@ -121,7 +121,7 @@ function KeyForm({ initial, defaults, creating, onSave, onCancel }) {
         ([k, label, help]) => html`<label>
           <input type="checkbox" role="switch" name=${k} checked=${config[k]}
             onChange=${(e) => setConfig({ ...config, [k]: e.target.checked })} />
-          ${label}${help && html` <small class="muted">${help}</small>`}
+          ${label}${help && html` <span class="hint muted">(${help})</span>`}
         </label>`,
       )}
     </fieldset>

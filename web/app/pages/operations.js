@@ -64,7 +64,7 @@ function Pools({ m }) {
 
 function Figure({ label, value, setting }) {
   return html`<div><dt>${label}</dt><dd>${value}</dd>
-    ${setting && html`<small class="muted">set by <code>${setting}</code></small>`}</div>`;
+    ${setting && html`<dd class="setting muted">set by <code>${setting}</code></dd>`}</div>`;
 }
 
 function Dns({ m }) {

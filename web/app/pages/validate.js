@@ -196,8 +196,8 @@ export function Validate() {
       <label>
         <input type="checkbox" role="switch" name="smtp" checked=${smtp}
           onChange=${(e) => setSmtp(e.target.checked)} />
-        Check the mailbox over SMTP <small class="muted">1 credit when a mail
-          server is reached</small>
+        Check the mailbox over SMTP <span class="hint muted">(1 credit when a
+          mail server is reached)</span>
       </label>
       <button type="submit" aria-busy=${busy ? "true" : undefined}>Validate</button>
     </form>
