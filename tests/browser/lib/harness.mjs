@@ -45,14 +45,14 @@ export async function until(fn, what, ms = TIMEOUT) {
   }
 }
 
-// The zone the DNS peer serves: `*.slow.test` answers after 400 ms (a
+// The zone the DNS peer serves: `*.slow.test` answers after 300 ms (a
 // batch of them takes seconds, so its progress can be watched), `fast.test`
 // at once, `nx.test` does not exist.
 const ZONE = `
 fast.test MX 10 mx.fast.test
 mx.fast.test A 127.0.0.1
 *.slow.test MX 10 mx.slow.test
-*.slow.test DELAY 400
+*.slow.test DELAY 300
 mx.slow.test A 127.0.0.1
 nx.test NXDOMAIN
 `;
