@@ -99,19 +99,20 @@ TEST_SUITE("http.session_cookie") {
 
   TEST_CASE("logout with the cookie ends the family and clears the cookie") {
     server_process srv;
+    // Unique: the PostgreSQL run shares one database across runs.
+    auto email = unique_email("owner");
     auto login = [&] {
-      auto r = post(srv, "/v2/auth/login?session=cookie",
-                    json{{"email", "owner@cookie.example"},
-                         {"password", "correct horse battery"}}
-                        .dump(),
-                    {{"Origin", "http://127.0.0.1"}});
+      auto r = post(
+          srv, "/v2/auth/login?session=cookie",
+          json{{"email", email}, {"password", "correct horse battery"}}.dump(),
+          {{"Origin", "http://127.0.0.1"}});
       REQUIRE(r.status == 200);
       CHECK_FALSE(json::parse(r.body).contains("refreshToken"));
       return cookie_token(r.header("set-cookie"));
     };
-    REQUIRE(post(srv, "/v2/auth/signup",
-                 signup_body("owner@cookie.example").dump(), {})
-                .status == 201);
+    REQUIRE(
+        post(srv, "/v2/auth/signup", signup_body(email).dump(), {}).status ==
+        201);
     auto t1 = login();
     auto t2 = cookie_token(
         with_cookie(srv, "/v2/auth/refresh", t1).header("set-cookie"));
