@@ -70,7 +70,13 @@ async function downloadText(p, button) {
 }
 
 before(async () => {
-  svc = await startService({ MAILASSAY_BATCH_CONCURRENCY: "1", MAILASSAY_BATCH_POLL_MS: "200" });
+  svc = await startService({
+    MAILASSAY_BATCH_CONCURRENCY: "1",
+    MAILASSAY_BATCH_POLL_MS: "200",
+    // SMTP on (a sender identity), for the SMTP batch's credits.
+    MAILASSAY_SMTP_HELO: "probe.example.io",
+    MAILASSAY_SMTP_MAIL_FROM: "verify@example.io",
+  });
   browser = await launchBrowser();
   page = await openPage(browser);
   // The page's timers run on Playwright's clock: the 30-second poll fires
@@ -203,14 +209,41 @@ test("a running job can be cancelled from its page", async () => {
   await assertClean(page, "cancelling");
 });
 
-test("the credits ledger downloads as CSV", async () => {
+test("an SMTP batch's credits are in the ledger, linked to the job, and the ledger downloads as CSV", async () => {
+  // SMTP batches reserve a credit per address at upload and refund what
+  // was not used when the job ends (here every MX is on loopback, which the
+  // address policy refuses: nothing is spent).
+  await nav(page, "Batches");
+  await dropFile(page, "smtp.csv", "email\nann@fast.test\nbob@fast.test\n");
+  await page.getByLabel("Check mailboxes over SMTP").check();
+  await page.getByText(/Costs up to 2\s+credits/).waitFor();
+  await page.getByRole("button", { name: "Upload and start" }).click();
+  await page.getByRole("heading", { name: "Job “smtp.csv”", level: 1 }).waitFor();
+  const smtpJob = page.url().split("#/batches/")[1];
+  const done = page.getByText("completed", { exact: true }).first();
+  await until(async () => {
+    if ((await done.count()) > 0) return true;
+    await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith(`/v2/batch/${smtpJob}`)),
+      page.getByRole("button", { name: "Check now" }).click({ timeout: 2000 }),
+    ]);
+    return (await done.count()) > 0;
+  }, "the SMTP job to end", 60000);
+
   await nav(page, "Credits");
-  await page.getByRole("region", { name: "Ledger" }).getByText("Sign-up grant").waitFor();
+  const ledger = page.getByRole("region", { name: "Ledger" });
+  const reserved = ledger.getByRole("row").filter({ hasText: "Batch job: reserved" });
+  await reserved.waitFor();
+  assert.match(await reserved.textContent(), /-2/);
+  const link = reserved.getByRole("link", { name: `job ${smtpJob}` });
+  assert.equal(await link.getAttribute("href"), `#/batches/${smtpJob}`);
+
   const file = await downloadText(page, page.getByRole("button", { name: "Export the ledger as CSV" }));
   assert.match(file.name, /^mailassay-credits-\d{4}-\d{2}-\d{2}\.csv$/);
   const rows = parseCsv(file.text);
   assert.deepEqual(rows[0], ["id", "createdAt", "kind", "delta", "balanceAfter", "reference"]);
-  assert.equal(rows.length, 2);
-  assert.deepEqual(rows[1].slice(2, 5), ["signup", "100", "100"]);
+  const reserve = rows.find((r) => r[2] === "batch_reserve");
+  assert.deepEqual(reserve.slice(2), ["batch_reserve", "-2", "98", smtpJob]);
+  assert.deepEqual(rows[rows.length - 1].slice(2, 5), ["signup", "100", "100"]);
   await assertClean(page, "the credits page");
 });

@@ -107,6 +107,26 @@ test("a per-minute limit of 3 set in the page refuses the 4th validation with 42
   await assertClean(page, "the overview");
 });
 
+test("a key's statistics cover 7, 30 or 90 days", async () => {
+  const page = owner;
+  await nav(page, "API keys");
+  await row(page, "limited").getByRole("link", { name: "limited" }).click();
+  const usage = page.getByRole("region", { name: "Usage" });
+  const figure = (name) => usage.getByRole("definition").filter({
+    has: page.locator(`xpath=preceding-sibling::dt[.="${name}"]`),
+  });
+  await usage.getByText("Show the numbers as a table").click();
+  for (const days of [7, 90, 30]) {
+    await usage.getByLabel(`${days} days`).check();
+    await usage.getByText(`Requests per day, last ${days} days`, { exact: true }).waitFor();
+    const table = usage.getByRole("region", { name: `Requests per day, last ${days} days (table)` });
+    await until(async () => (await table.getByRole("row").count()) === days + 1, `${days} rows`);
+    assert.equal(await figure("Requests").textContent(), "4");
+    assert.equal(await figure("Answered 200").textContent(), "75 %");
+  }
+  await assertClean(page, "the key's statistics");
+});
+
 test("the Validate page explains a result and copies it as curl", async () => {
   const page = owner;
   await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
@@ -172,10 +192,14 @@ test("the last owner cannot be removed or demoted", async () => {
   // The member's row can be changed.
   const other = page.getByRole("row").filter({ hasText: MEMBER });
   assert.ok(!(await other.getByRole("button", { name: /^Remove/ }).isDisabled()));
+  await other.getByRole("combobox", { name: `Role of ${MEMBER}` }).selectOption("admin");
+  await other.getByRole("button", { name: `Save role of ${MEMBER}` }).click();
+  await page.getByRole("status").filter({ hasText: `${MEMBER} is now admin.` }).waitFor();
   // And the server refuses it too.
   const token = await login(svc, OWNER);
   const members = (await svc.api("GET", "/v2/organization/members", undefined, token)).body.items;
   const self = members.find((m) => m.email === OWNER);
+  assert.equal(members.find((m) => m.email === MEMBER).role, "admin");
   assert.equal((await svc.api("DELETE", `/v2/organization/members/${self.id}`, undefined, token)).status, 409);
   await assertClean(page, "the team page");
 });
