@@ -233,3 +233,23 @@ test("a reload keeps the session; signing out ends the refresh family", async ()
     "the cookie to be cleared");
   await assertClean(page, "sign-out");
 });
+
+test("sign-up is offered only where the server has it open", async () => {
+  const closed = await startService({ MAILASSAY_AUTH_SIGNUP_ENABLED: "false" });
+  try {
+    const page = await openPage(browser);
+    await page.goto(closed.base + "/");
+    await page.getByRole("heading", { name: "Sign in to mailassay" }).waitFor();
+    // Whether sign-up is open is known once nothing is busy.
+    await until(async () => (await page.locator('[aria-busy="true"]').count()) === 0,
+      "the sign-up option");
+    assert.equal(await page.getByRole("link", { name: "Create an organization" }).count(), 0);
+    await page.goto(closed.base + "/#/signup");
+    await page.getByText("Sign-up is closed on this server").waitFor();
+    assert.equal(await page.getByRole("button", { name: "Create account" }).count(), 0);
+    await assertClean(page, "the closed sign-up");
+    await page.context().close();
+  } finally {
+    await closed.stop();
+  }
+});

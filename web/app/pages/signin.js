@@ -47,8 +47,10 @@ export function SignIn() {
       <//>
       <button type="submit" aria-busy=${busy ? "true" : undefined}>Sign in</button>
     </form>
-    ${signup &&
-    html`<p>No account yet? <a href="#/signup">Create an organization</a>.</p>`}
+    ${signup === null
+      ? html`<p aria-busy="true"><span class="visually-hidden">Checking whether sign-up is open</span></p>`
+      : signup &&
+        html`<p>No account yet? <a href="#/signup">Create an organization</a>.</p>`}
   </article>`;
 }
 
@@ -72,6 +74,8 @@ export function SignUp() {
       setBusy(false);
     }
   };
+  if (signup === null)
+    return html`<article><${PageTitle}>Sign up<//><p aria-busy="true">Loading…</p></article>`;
   if (signup === false)
     return html`<article>
       <${PageTitle}>Sign up<//>
