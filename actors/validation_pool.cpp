@@ -9,11 +9,11 @@ namespace mailassay::actors {
 validation_pool::validation_pool(caf::actor_system& sys,
                                  std::shared_ptr<validation::validator> v,
                                  int workers, credits::ledger_actor ledger,
-                                 std::shared_ptr<smtp::prober> prober)
+                                 smtp::scheduler_actor scheduler)
     : validator_(std::move(v)), gauges_(std::make_shared<pool_gauges>()) {
   for (int i = 0; i < std::max(1, workers); ++i)
     actors_.push_back(validation::spawn_pipeline(
-        sys, {validator_.get(), ledger, prober, gauges_}));
+        sys, {validator_.get(), ledger, scheduler, gauges_}));
   validator_->enable_smtp(this);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "actors/messages.hpp"
 #include "actors/storage_pool.hpp"
-#include "actors/validation/messages.hpp"
 #include "actors/validation/validator.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
@@ -11,10 +11,6 @@
 #include <functional>
 #include <memory>
 #include <vector>
-
-namespace mailassay::actors::smtp {
-class prober;
-} // namespace mailassay::actors::smtp
 
 namespace mailassay::actors {
 
@@ -33,12 +29,12 @@ struct validate_job {
 class validation_pool final : public validation::smtp_entry {
 public:
   /// Spawns `workers` pipeline actors sharing `v`, the credit `ledger` and
-  /// the SMTP `prober` (null: probing is off), and makes `v` send its
+  /// the SMTP `scheduler` (null: probing is off), and makes `v` send its
   /// SMTP validations (batch groups too) to them.
   validation_pool(caf::actor_system& sys,
                   std::shared_ptr<validation::validator> v, int workers,
                   credits::ledger_actor ledger,
-                  std::shared_ptr<smtp::prober> prober);
+                  smtp::scheduler_actor scheduler);
 
   /// Stops the actors (see `stop`).
   ~validation_pool() override;

@@ -2,7 +2,7 @@
 #include "actors/credits/ledger.hpp"
 #include "actors/key_cache.hpp"
 #include "actors/log.hpp"
-#include "actors/smtp/prober.hpp"
+#include "actors/smtp/scheduler.hpp"
 #include "actors/storage_pool.hpp"
 #include "actors/usage_recorder.hpp"
 #include "actors/validation_pool.hpp"
@@ -140,45 +140,45 @@ void add_batch_gauges(http::metrics& stats, const actors::batch_gauges& g) {
                   [gp] { return static_cast<double>(gp->items_done.load()); });
 }
 
-// The SMTP prober's counters (the dashboard's Operations page shows them).
+// The SMTP scheduler's counters (the dashboard's Operations page shows
+// them).
 void add_smtp_gauges(http::metrics& stats,
-                     std::shared_ptr<actors::smtp::prober> prober) {
-  using counters = actors::smtp::prober_counters;
-  auto add = [&](const char* name, const char* help,
-                 std::atomic<std::uint64_t> counters::*field) {
-    stats.add_gauge(name, help, [prober, field] {
-      return static_cast<double>((prober->counters().*field).load());
-    });
+                     const actors::smtp::scheduler& scheduler) {
+  const auto* c = &scheduler.counters();
+  auto add = [&stats](const char* name, const char* help, auto* value) {
+    stats.add_gauge(name, help,
+                    [value] { return static_cast<double>(value->load()); });
   };
-  add("mailassay_smtp_probes_active", "SMTP probes in flight.",
-      &counters::active_probes);
-  add("mailassay_smtp_queued", "SMTP probes waiting for a per-host slot.",
-      &counters::queued);
+  add("mailassay_smtp_probes_active",
+      "SMTP addresses asked and not answered yet.", &c->in_flight);
+  add("mailassay_smtp_queued",
+      "SMTP addresses waiting for a session or a greylisting retry.",
+      &c->waiting);
   add("mailassay_smtp_sessions", "SMTP sessions started since start.",
-      &counters::sessions);
-  add("mailassay_smtp_probes", "SMTP probes started since start.",
-      &counters::probes);
-  add("mailassay_smtp_retries", "SMTP greylisting waits since start.",
-      &counters::retries);
+      &c->sessions);
+  add("mailassay_smtp_probes", "SMTP addresses asked since start.",
+      &c->requests);
+  add("mailassay_smtp_retries",
+      "SMTP greylisting retries scheduled since start.", &c->greylist_rechecks);
 }
 
-// The SMTP prober of the pipeline. Null when SMTP probing is off: with the
-// default (empty) HELO on a host without a public FQDN, probing stays off
-// and a warning says why; an identity the operator set but that is wrong
-// stops the start (exit 2).
-std::shared_ptr<actors::smtp::prober>
-smtp_prober_or_exit(const config::settings& cfg, caf::actor_system& sys,
-                    actors::validation::validator& v) {
+// The SMTP scheduler of the pipeline. Null when SMTP probing is off: with
+// the default (empty) HELO on a host without a public FQDN, probing stays
+// off and a warning says why; an identity the operator set but that is
+// wrong stops the start (exit 2).
+std::unique_ptr<actors::smtp::scheduler>
+smtp_scheduler_or_exit(const config::settings& cfg, caf::actor_system& sys,
+                       actors::validation::validator& v) {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0)
     host[0] = '\0';
-  auto pc = actors::smtp::make_prober_config(cfg.smtp, host);
+  auto sc = actors::smtp::make_scheduler_config(cfg.smtp, host);
   const auto* lists = &v.lists();
-  pc.is_free_mail = [lists](std::string_view domain) {
+  sc.is_free_mail = [lists](std::string_view domain) {
     return lists->free_providers.contains(domain);
   };
   auto made =
-      actors::smtp::prober::create(sys, std::move(pc), v.shared_resolver());
+      actors::smtp::scheduler::create(sys, std::move(sc), v.shared_resolver());
   if (!made) {
     if (cfg.smtp.helo.empty() && cfg.smtp.mail_from.empty()) {
       actors::log_event(actors::log_level::warn, "smtp_disabled",
@@ -189,7 +189,7 @@ smtp_prober_or_exit(const config::settings& cfg, caf::actor_system& sys,
               << made.error_value().message << "\n";
     std::exit(2);
   }
-  return std::shared_ptr<actors::smtp::prober>{std::move(*made)};
+  return std::move(*made);
 }
 
 // glibc gives threads their own malloc arenas (up to 8 per core) and each
@@ -233,7 +233,7 @@ int serve(const config::settings& cfg) {
   caf_cfg.set("scheduler.policy", caf::atom("sharing"));
   caf::actor_system sys{caf_cfg};
   actors::storage_pool pool{sys, cfg, keys, secret};
-  auto prober = smtp_prober_or_exit(cfg, sys, *validator);
+  auto scheduler = smtp_scheduler_or_exit(cfg, sys, *validator);
   // The credit ledger writes through the storage workers: the database's
   // conditional update keeps every balance at or above zero, also across
   // processes.
@@ -241,8 +241,9 @@ int serve(const config::settings& cfg) {
   auto ledger = actors::credits::spawn_ledger(
       sys, actors::credits::storage_ledger_store(pool, unix_now),
       ledger_counters);
-  actors::validation_pool validation{sys, validator, cfg.validation.workers,
-                                     ledger, prober};
+  actors::validation_pool validation{
+      sys, validator, cfg.validation.workers, ledger,
+      scheduler ? scheduler->handle() : actors::smtp::scheduler_actor{}};
   actors::usage_recorder usage{sys, actors::storage_usage_sink(pool)};
   actors::rate_limiter_options limiter_opts;
   limiter_opts.ip_per_minute = cfg.limits.ip_per_minute;
@@ -277,8 +278,8 @@ int serve(const config::settings& cfg) {
       [&usage] { return static_cast<double>(usage.gauges().pending.load()); });
   add_pool_gauges(stats, "validation", validation.size(), validation.gauges());
   add_dns_gauges(stats, validator);
-  if (prober)
-    add_smtp_gauges(stats, prober);
+  if (scheduler)
+    add_smtp_gauges(stats, *scheduler);
   add_limiter_gauges(stats, limiter.gauges());
   stats.add_gauge("mailassay_auth_key_cache_entries",
                   "API keys held in the authentication cache.",
@@ -319,8 +320,8 @@ int serve(const config::settings& cfg) {
   // Running batch jobs write what they finished and hand their leases back,
   // so the next start resumes them at once.
   batches.stop(std::chrono::milliseconds(10000));
-  if (prober)
-    prober->stop();
+  if (scheduler)
+    scheduler->stop();
   // Workers finish their queued jobs (storage flushed) before the system
   // goes away.
   // Usage counted so far is written before the workers go away.

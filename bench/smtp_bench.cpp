@@ -33,14 +33,16 @@
 //     after, and how many connections the listener held at once.
 //
 // A watchdog reports probes left unanswered well past their budget (the
-// prober's counters, then `stop()`, which answers them "stopped").
+// scheduler's counters, then `stop()`, which answers them "stopped").
 //
 // Prints markdown tables; exits 1 when a verdict is wrong or a probe is
 // missing or stuck, 0 otherwise (targets are reported, not enforced: the
 // machine is shared).
 
-#include "actors/smtp/prober.hpp"
+#include "actors/credits/ledger.hpp"
+#include "actors/smtp/scheduler.hpp"
 #include "actors/validation/validator.hpp"
+#include "actors/validation_pool.hpp"
 #include "config/risk_files.hpp"
 #include "config/settings.hpp"
 #include "net/dns_resolver.hpp"
@@ -302,8 +304,8 @@ int usage() {
   return 2;
 }
 
-smtp::prober_config base_config(const options& o) {
-  smtp::prober_config c;
+smtp::scheduler_config base_config(const options& o) {
+  smtp::scheduler_config c;
   c.identity = {"probe.mailassay.io", "verify@mailassay.io"};
   c.allow_private_targets = {"127.0.0.0/8"};
   c.tls = mailassay::core::smtp::tls_policy::never;
@@ -404,13 +406,13 @@ bool run_throughput(const options& o, caf::actor_system& sys) {
   cfg.port = port;
   cfg.max_sessions_per_host = o.sessions_per_host;
   cfg.connections_per_second_per_host = o.cps;
-  auto made = smtp::prober::create(sys, cfg, resolver);
+  auto made = smtp::scheduler::create(sys, cfg, resolver);
   if (!made) {
-    std::fprintf(stderr, "smtp_bench: prober: %s\n",
+    std::fprintf(stderr, "smtp_bench: scheduler: %s\n",
                  made.error_value().message.c_str());
     return false;
   }
-  std::shared_ptr<smtp::prober> prober{std::move(*made)};
+  std::shared_ptr<smtp::scheduler> prober{std::move(*made)};
   auto lists_cfg = mailassay::config::settings{};
   lists_cfg.risk.data_dir = o.source_dir + "/data/risk";
   auto lists = mailassay::config::load_risk_lists(lists_cfg.risk);
@@ -421,14 +423,20 @@ bool run_throughput(const options& o, caf::actor_system& sys) {
   }
   mailassay::core::syntax::options syntax;
   syntax.allow_test_domains = true; // the zones live under .test
-  val::validator v{std::move(*lists), resolver, syntax};
-  v.enable_smtp({prober, nullptr, nullptr});
+  auto vp =
+      std::make_shared<val::validator>(std::move(*lists), resolver, syntax);
+  auto& v = *vp;
+  // Prepaid (a batch's groups): the ledger is never asked.
+  auto ledger = mailassay::actors::credits::spawn_ledger(
+      sys, nullptr,
+      std::make_shared<mailassay::actors::credits::ledger_counters>());
+  mailassay::actors::validation_pool pool{sys, vp, 2, ledger, prober->handle()};
 
   std::printf("\n## (1) %zu addresses, %zu domains, %zu groups of <= %zu, "
               "window %td groups, page %s\n",
               all.size(), o.domains, groups.size(), o.group, o.window,
               o.page == 0 ? "whole input" : std::to_string(o.page).c_str());
-  std::printf("prober: max_sessions_per_host=%zu "
+  std::printf("scheduler: max_sessions_per_host=%zu "
               "connections_per_second_per_host=%lld io_threads=%d "
               "tls=never; SMTP peers 127.0.0.2-%zu:%u, DNS peer %s\n",
               o.sessions_per_host, static_cast<long long>(o.cps), o.io_threads,
@@ -444,7 +452,7 @@ bool run_throughput(const options& o, caf::actor_system& sys) {
   auto cpu0 = cpu_seconds();
   auto t0 = steady::now();
   // Watchdog: when no address has been answered for budget + 10 s, report
-  // what the prober holds and stop it (which answers every probe in flight
+  // what the scheduler holds and stop it (which answers every ask in flight
   // with "stopped"), so that a stuck probe shows up instead of a hang.
   std::atomic<bool> all_answered{false}, stuck{false};
   std::thread watchdog{[&] {
@@ -455,19 +463,16 @@ bool run_throughput(const options& o, caf::actor_system& sys) {
       if (all_answered || since < quiet)
         continue;
       const auto& c = prober->counters();
-      auto r0 = c.retries.load();
       auto cpu_a = cpu_seconds();
       std::this_thread::sleep_for(1s);
       std::printf("\nSTUCK: no answer for %.1f s; %zu addresses unanswered; "
-                  "prober: active_probes=%llu queued=%llu sessions=%llu "
-                  "retries=%llu (+%llu in 1 s), process CPU %.2f s in 1 s\n",
+                  "scheduler: in_flight=%lld waiting=%lld sessions=%llu, "
+                  "process CPU %.2f s in 1 s\n",
                   std::chrono::duration<double>(since).count(),
                   static_cast<std::size_t>(all.size()) - answered.load(),
-                  static_cast<unsigned long long>(c.active_probes.load()),
-                  static_cast<unsigned long long>(c.queued.load()),
+                  static_cast<long long>(c.in_flight.load()),
+                  static_cast<long long>(c.waiting.load()),
                   static_cast<unsigned long long>(c.sessions.load()),
-                  static_cast<unsigned long long>(c.retries.load()),
-                  static_cast<unsigned long long>(c.retries.load() - r0),
                   cpu_seconds() - cpu_a);
       std::fflush(stdout);
       stuck = true;
@@ -542,10 +547,10 @@ bool run_throughput(const options& o, caf::actor_system& sys) {
   std::printf("\n| (1) throughput | value |\n|---|---:|\n");
   std::printf("| addresses | %zu (%zu accepted, %zu refused as unknown) |\n",
               all.size(), accepted.load(), refused.load());
-  std::printf("| probe calls (validate_group) | %zu |\n", groups.size());
+  std::printf("| groups (validate_group) | %zu |\n", groups.size());
   std::printf("| wall time | %.3f s |\n", seconds);
   std::printf("| **addresses/s** | **%.0f** |\n", n / seconds);
-  std::printf("| process CPU (prober + peers + DNS peer) | %.2f s, %.0f "
+  std::printf("| process CPU (scheduler + peers + DNS peer) | %.2f s, %.0f "
               "us/address |\n",
               cpu, cpu / n * 1e6);
   std::printf("| **SMTP connections** (sum of peers' connections()) | "
@@ -555,7 +560,7 @@ bool run_throughput(const options& o, caf::actor_system& sys) {
               "0.0500) |\n",
               static_cast<double>(connections) / n,
               n / std::max<double>(1, static_cast<double>(connections)));
-  std::printf("| SMTP sessions (EHLO) / prober sessions started | %zu / "
+  std::printf("| SMTP sessions (EHLO) / scheduler sessions started | %zu / "
               "%llu |\n",
               sessions, static_cast<unsigned long long>(pc.sessions.load()));
   std::printf("| RCPT commands | %zu = %zu address RCPTs + %zu catch-all "
@@ -564,13 +569,10 @@ bool run_throughput(const options& o, caf::actor_system& sys) {
   std::printf("| groups whose first address is refused (550 5.1.1) | %zu "
               "|\n",
               refused_first);
-  std::printf("| catch-all answered from the cache | %llu probe calls |\n",
+  std::printf("| catch-all answered from the cache | %llu routes |\n",
               static_cast<unsigned long long>(pc.catch_all_hits.load()));
-  std::printf("| catch-all single flight: sessions asked to probe / probe "
-              "calls that waited for another's verdict | %llu / %llu "
-              "(target: probe RCPTs <= %zu domains) |\n",
+  std::printf("| catch-all probes asked | %llu (target: <= %zu domains) |\n",
               static_cast<unsigned long long>(pc.catch_all_probes.load()),
-              static_cast<unsigned long long>(pc.catch_all_waits.load()),
               o.domains);
   std::printf("| most dialogues at once on one peer | %zu |\n", peak);
   std::printf("| DNS queries: domains (MX) / MX hosts (A+AAAA) | %zu / %zu "
@@ -589,6 +591,8 @@ bool run_throughput(const options& o, caf::actor_system& sys) {
               catch_all_null.load(), unanswered.load());
   std::fflush(stdout);
 
+  pool.stop();
+  caf::anon_send_exit(ledger, caf::exit_reason::user_shutdown);
   prober->stop();
   resolver->shutdown();
   for (auto& p : mx)
@@ -623,16 +627,16 @@ bool run_tarpit(const options& o, caf::actor_system& sys) {
   // rest, which then wait for their budget).
   cfg.max_sessions_per_host = o.tarpit_sessions_per_host;
   cfg.connections_per_second_per_host = 0;
-  auto made = smtp::prober::create(sys, cfg, resolver);
+  auto made = smtp::scheduler::create(sys, cfg, resolver);
   if (!made) {
-    std::fprintf(stderr, "smtp_bench: prober: %s\n",
+    std::fprintf(stderr, "smtp_bench: scheduler: %s\n",
                  made.error_value().message.c_str());
     return false;
   }
   auto& prober = *made;
-  mailassay::core::dns::mail_route route;
-  route.kind = mailassay::core::dns::route_kind::mx;
-  route.hosts.push_back({host, 10});
+  auto route = std::make_shared<mailassay::core::dns::mail_route>();
+  route->kind = mailassay::core::dns::route_kind::mx;
+  route->hosts.push_back({host, 10});
 
   auto probe_all = [&](std::size_t count, std::chrono::milliseconds budget,
                        std::latch& done, std::atomic<std::size_t>& timed_out,
@@ -640,19 +644,29 @@ bool run_tarpit(const options& o, caf::actor_system& sys) {
                        std::atomic<long>& min_elapsed) {
     for (std::size_t i = 0; i < count; ++i) {
       auto domain = "t" + std::to_string(i) + ".tarpit.bench.test";
-      prober->probe(
-          {domain, {"user@" + domain}, route, budget},
-          [done = &done, timed_out = &timed_out, hi = &max_elapsed,
-           lo = &min_elapsed](smtp::probe_result r) {
-            if (!r.addresses.empty() && r.addresses[0].timed_out)
-              ++*timed_out;
-            long ms = r.elapsed.count();
-            for (long m = *hi; ms > m && !hi->compare_exchange_weak(m, ms);)
-              ;
-            for (long m = *lo; ms < m && !lo->compare_exchange_weak(m, ms);)
-              ;
-            done->count_down();
-          });
+      smtp::probe_address req;
+      req.domain = domain;
+      req.address = "user@" + domain;
+      req.route = route;
+      req.budget = budget;
+      auto sent = steady::now();
+      sys.spawn([req, sent, h = prober->handle(), done = &done,
+                 timed_out = &timed_out, hi = &max_elapsed,
+                 lo = &min_elapsed](caf::event_based_actor* self) {
+        self->request(h, req.budget + 10s, req)
+            .then([=](mailassay::core::smtp::address_outcome& r) {
+              if (r.timed_out)
+                ++*timed_out;
+              long ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            steady::now() - sent)
+                            .count();
+              for (long m = *hi; ms > m && !hi->compare_exchange_weak(m, ms);)
+                ;
+              for (long m = *lo; ms < m && !lo->compare_exchange_weak(m, ms);)
+                ;
+              done->count_down();
+            });
+      });
     }
   };
 
@@ -693,26 +707,23 @@ bool run_tarpit(const options& o, caf::actor_system& sys) {
   while (!done.try_wait()) {
     if (steady::now() - t0 > o.tarpit_budget + 10s) {
       const auto& c = prober->counters();
-      auto r0 = c.retries.load();
       auto cpu_a = cpu_seconds();
       std::this_thread::sleep_for(1s);
       std::printf("\nSTUCK: %lld ms after the start (budget %lld ms): "
-                  "prober: active_probes=%llu queued=%llu sessions=%llu "
-                  "retries=%llu (+%llu in 1 s), process CPU %.2f s in 1 s\n",
+                  "scheduler: in_flight=%lld waiting=%lld sessions=%llu, "
+                  "process CPU %.2f s in 1 s\n",
                   static_cast<long long>(
                       std::chrono::duration_cast<std::chrono::milliseconds>(
                           steady::now() - t0)
                           .count()),
                   static_cast<long long>(o.tarpit_budget.count()),
-                  static_cast<unsigned long long>(c.active_probes.load()),
-                  static_cast<unsigned long long>(c.queued.load()),
+                  static_cast<long long>(c.in_flight.load()),
+                  static_cast<long long>(c.waiting.load()),
                   static_cast<unsigned long long>(c.sessions.load()),
-                  static_cast<unsigned long long>(c.retries.load()),
-                  static_cast<unsigned long long>(c.retries.load() - r0),
                   cpu_seconds() - cpu_a);
       std::fflush(stdout);
       stuck = true;
-      prober->stop(); // answers the stuck probes with "stopped"
+      prober->stop(); // answers the stuck asks with "stopped"
       done.wait();
       break;
     }

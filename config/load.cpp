@@ -467,6 +467,28 @@ const std::vector<key_spec>& registry() {
      "New SMTP connections per second per MX host (0: unlimited).",
      integer(MAILASSAY_FIELD(smtp.connections_per_second_per_host), 0, 10000),
      MAILASSAY_SHOW(smtp.connections_per_second_per_host)},
+    {"smtp", "max_rcpts_per_session",
+     "RCPT commands per SMTP session (catch-all probes included); a 452 "
+     "from the server lowers it for that domain.",
+     integer(MAILASSAY_FIELD(smtp.max_rcpts_per_session), 1, 1000),
+     MAILASSAY_SHOW(smtp.max_rcpts_per_session)},
+    {"smtp", "share_sessions",
+     "Concurrent validations of one domain share its SMTP sessions and "
+     "identical addresses in flight are probed once (false: one probe and "
+     "its own sessions per validation).",
+     boolean(MAILASSAY_FIELD(smtp.share_sessions)),
+     MAILASSAY_SHOW(smtp.share_sessions)},
+    {"smtp", "session_linger_ms",
+     "How long an idle shared SMTP session waits for another address before "
+     "QUIT, ms (it gives its slot up when another domain needs the host).",
+     integer(MAILASSAY_FIELD(smtp.session_linger_ms), 0, 60000),
+     MAILASSAY_SHOW(smtp.session_linger_ms)},
+    {"smtp", "result_cache_seconds",
+     "Seconds a definitive SMTP answer (accepted, unknown user, full, "
+     "disabled) is reused per address (0: no result cache; time-outs and "
+     "deferrals are never cached).",
+     integer(MAILASSAY_FIELD(smtp.result_cache_seconds), 0, 86400),
+     MAILASSAY_SHOW(smtp.result_cache_seconds)},
     {"smtp", "catch_all_ttl_seconds",
      "Seconds a domain's catch-all verdict is reused (0: probe every time).",
      integer(MAILASSAY_FIELD(smtp.catch_all_ttl_seconds), 0, 30LL * 86400),

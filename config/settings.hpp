@@ -138,6 +138,10 @@ struct smtp_settings {
   std::vector<std::int64_t> retry_delays_ms{5000, 15000, 45000};
   int max_sessions_per_host = 4;
   int connections_per_second_per_host = 2; ///< 0: unlimited.
+  int max_rcpts_per_session = 20;          ///< RCPTs per session.
+  bool share_sessions = true; ///< Callers of one domain share sessions.
+  std::int64_t session_linger_ms = 1000;   ///< Idle session waits for work.
+  std::int64_t result_cache_seconds = 300; ///< 0: no result cache.
   std::int64_t catch_all_ttl_seconds = 86400;
   std::string socks5_proxy; ///< "ip:port"; empty: direct.
   int io_threads = 1;

@@ -107,6 +107,8 @@ struct smtp_client::impl {
     std::lock_guard guard{mutex};
     live.erase(id);
   }
+
+  std::shared_ptr<call_op> find(std::uint64_t id);
 };
 
 // One call: owns its socket, timer and session; lives on its own strand.
@@ -118,7 +120,7 @@ public:
         socket_(strand_), timer_(strand_), session_(std::move(call.session)),
         host_(std::move(call.host)), address_(std::move(call.address)),
         port_(call.port), step_(call.step_timeout), deadline_(call.deadline),
-        done_(std::move(done)) {}
+        done_(std::move(done)), on_need_more_(std::move(call.on_need_more)) {}
 
   void start() {
     asio::dispatch(strand_, [self = shared_from_this()] { self->begin(); });
@@ -128,6 +130,17 @@ public:
     asio::post(strand_, [self = shared_from_this()] {
       if (!self->finished_)
         self->on_timer();
+    });
+  }
+
+  // Open-ended: the next address, or QUIT, after `need_more`.
+  void more(std::optional<std::pair<std::string, std::string>> next) {
+    asio::post(strand_, [self = shared_from_this(), next = std::move(next)] {
+      if (self->finished_ || !self->waiting_)
+        return;
+      self->waiting_ = false;
+      self->act(next ? self->session_.give(next->first, next->second)
+                     : self->session_.finish());
     });
   }
 
@@ -270,14 +283,32 @@ private:
       case action_kind::send: return write(std::move(a.line));
       case action_kind::start_tls: return handshake();
       case action_kind::close: return succeed();
+      case action_kind::need_more: return need_more();
     }
   }
 
+  // Open-ended and ready for an address: ask the owner, and keep reading
+  // so that a server closing meanwhile ends the session. The step timer
+  // bounds the wait for an answer.
+  void need_more() {
+    if (!on_need_more_)
+      return act(session_.finish());
+    waiting_ = true;
+    arm(step_);
+    if (!reading_)
+      read();
+    on_need_more_(session_.result());
+  }
+
   void read() {
+    reading_ = true;
     auto handler = [self = shared_from_this()](std::error_code ec,
                                                std::size_t n) {
+      self->reading_ = false;
       if (self->finished_)
         return;
+      // Anything from the server while we wait ends the wait.
+      self->waiting_ = false;
       if (ec)
         return self->act(self->session_.on_connection_closed());
       self->act(self->session_.on_data({self->buffer_.data(), n}));
@@ -300,7 +331,10 @@ private:
         return;
       if (ec)
         return self->act(self->session_.on_connection_closed());
-      self->read();
+      // A read may still be pending from a wait for work: it gets the
+      // reply.
+      if (!self->reading_)
+        self->read();
     };
     if (tls_)
       asio::async_write(*tls_, asio::buffer(out_), std::move(handler));
@@ -402,13 +436,25 @@ private:
   steady::time_point deadline_;
   steady::time_point started_ = steady::now();
   callback done_;
+  std::function<void(const core::smtp::session_result&)> on_need_more_;
   std::array<char, 4096> buffer_{};
   std::string out_;
   std::uint64_t timer_gen_ = 0;
   bool connected_ = false;
   bool finished_ = false;
+  /// A read is pending.
+  bool reading_ = false;
+  /// Open-ended: waiting for `give` or `finish`.
+  bool waiting_ = false;
   core::smtp::session_report report_;
 };
+
+std::shared_ptr<smtp_client::impl::call_op>
+smtp_client::impl::find(std::uint64_t id) {
+  std::lock_guard guard{mutex};
+  auto it = live.find(id);
+  return it == live.end() ? nullptr : it->second.lock();
+}
 
 core::expected<std::unique_ptr<smtp_client>>
 smtp_client::create(smtp_client_config config) {
@@ -444,13 +490,14 @@ smtp_client::~smtp_client() {
   shutdown();
 }
 
-void smtp_client::run(smtp_call call, callback done) {
+smtp_client::call_id smtp_client::run(smtp_call call, callback done) {
   auto& s = *impl_;
   std::shared_ptr<impl::call_op> op;
+  call_id id = 0;
   {
     std::lock_guard guard{s.mutex};
     if (!s.stopped) {
-      auto id = ++s.next_id;
+      id = ++s.next_id;
       op = std::make_shared<impl::call_op>(s, id, std::move(call),
                                            std::move(done));
       s.live.emplace(id, op);
@@ -460,7 +507,7 @@ void smtp_client::run(smtp_call call, callback done) {
   }
   if (op) {
     op->start();
-    return;
+    return id;
   }
   smtp_call_result out;
   out.report.transport = connect_failure::other;
@@ -468,6 +515,17 @@ void smtp_client::run(smtp_call call, callback done) {
   out.report.result = call.session.result();
   if (done)
     done(std::move(out));
+  return 0;
+}
+
+void smtp_client::give(call_id id, std::string address, std::string probe) {
+  if (auto op = impl_->find(id))
+    op->more(std::make_pair(std::move(address), std::move(probe)));
+}
+
+void smtp_client::finish(call_id id) {
+  if (auto op = impl_->find(id))
+    op->more(std::nullopt);
 }
 
 smtp_client_counters smtp_client::counters() const {

@@ -14,6 +14,9 @@
 //             start_tls -> handshake (SNI = MX host), then
 //                          on_tls_established/failed       timer: step
 //             wait      -> read again (timer keeps running)
+//             need_more -> on_need_more(result so far), keep reading
+//                          (the server may close); give(id, address) /
+//                          finish(id) go on                 timer: step
 //             close     -> close the socket, done(result)
 //     timer (min(step, deadline)) -> session.on_timeout()
 //     EOF / socket error          -> session.on_connection_closed()
@@ -24,8 +27,8 @@
 
 #include "core/base/expected.hpp"
 #include "core/smtp/address_policy.hpp"
-#include "core/smtp/probe_plan.hpp"
 #include "core/smtp/session.hpp"
+#include "core/smtp/target.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -69,6 +72,10 @@ struct smtp_call {
   std::chrono::milliseconds step_timeout{30000};
   /// The session ends (as a time-out) at this time whatever the step.
   std::chrono::steady_clock::time_point deadline;
+  /// For an open-ended session: called (on an I/O thread) each time it
+  /// is ready for an address, with its result so far; answer with `give`
+  /// or `finish` within the step time-out. Empty: `finish` at once.
+  std::function<void(const core::smtp::session_result&)> on_need_more;
 };
 
 /// What one call yielded.
@@ -96,6 +103,9 @@ public:
   /// Receives the outcome of one call.
   using callback = std::function<void(smtp_call_result)>;
 
+  /// Names a call for `give` and `finish` (never 0).
+  using call_id = std::uint64_t;
+
   /// Starts the I/O threads; fails on a bad proxy or TLS set-up.
   static core::expected<std::unique_ptr<smtp_client>>
   create(smtp_client_config config);
@@ -106,10 +116,19 @@ public:
   smtp_client(const smtp_client&) = delete;
   smtp_client& operator=(const smtp_client&) = delete;
 
-  /// Starts `call` and returns at once; `done` is called exactly once. After
-  /// `shutdown` it is called at once, on the calling thread, with
-  /// `connect_failure::other`.
-  void run(smtp_call call, callback done);
+  /// Starts `call` and returns its id at once; `done` is called exactly
+  /// once. After `shutdown` it is called at once, on the calling thread,
+  /// with `connect_failure::other`, and the id is 0.
+  call_id run(smtp_call call, callback done);
+
+  /// An open-ended call waiting after `on_need_more` asks `address` next,
+  /// with the catch-all `probe` after it (empty: none). Ignored when the
+  /// call is not waiting or is gone.
+  void give(call_id id, std::string address, std::string probe);
+
+  /// An open-ended call waiting after `on_need_more` sends QUIT. Ignored
+  /// when the call is not waiting or is gone.
+  void finish(call_id id);
 
   /// Returns a snapshot of the counters.
   smtp_client_counters counters() const;

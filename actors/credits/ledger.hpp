@@ -18,7 +18,7 @@
 // the counters /metrics shows and orders each write's answer back into the
 // requester's conversation.
 
-#include "actors/validation/messages.hpp"
+#include "actors/messages.hpp"
 
 #include <caf/fwd.hpp>
 

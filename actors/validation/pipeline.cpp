@@ -1,6 +1,5 @@
 #include "actors/validation/pipeline.hpp"
 
-#include "actors/smtp/prober.hpp"
 #include "core/validation/smtp_stage.hpp"
 #include "net/dns_resolver.hpp"
 
@@ -21,6 +20,10 @@ using std::chrono::milliseconds;
 /// How long the ledger may take to answer (a storage write).
 constexpr auto ledger_timeout = std::chrono::seconds(60);
 
+/// How long past a request's budget the scheduler may answer (it answers
+/// by the budget; this only covers a scheduler that is gone).
+constexpr auto scheduler_slack = std::chrono::seconds(10);
+
 /// Validations of one job, each at its own step.
 struct job_state {
   std::vector<request> requests;
@@ -31,6 +34,8 @@ struct job_state {
   std::shared_ptr<const core::dns::mail_route> route;
   validator::clock_type::time_point started;
   std::size_t left = 0;
+  /// A batch group: its addresses go after the real-time ones.
+  bool batch = false;
 };
 
 struct pipeline_state {
@@ -91,40 +96,31 @@ void on_answer(self_ptr self, std::uint64_t id, std::size_t i,
   }
 }
 
-// Asks the MX hosts about requests `idx` of job `id` (one probe per
-// deferral policy: a request that must not wait for a greylisting retry
-// cannot share a probe with one that may).
-void probe(self_ptr self, std::uint64_t id, std::vector<std::size_t> idx) {
+// Asks the SMTP scheduler about request `i`'s address. It answers by the
+// request's own deadline; the slack only covers a scheduler that is gone.
+void probe(self_ptr self, std::uint64_t id, std::size_t i) {
   auto* j = find_job(self, id);
   if (!j)
     return;
-  for (bool retry : {true, false}) {
-    smtp::probe_request pr;
-    std::vector<std::size_t> asked;
-    std::int64_t budget = 0;
-    for (auto i : idx) {
-      const auto& req = j->requests[i];
-      if (req.smtp_retry_deferrals != retry)
-        continue;
-      const auto& a = j->results[i].address;
-      pr.addresses.push_back(a.local_part + "@" + a.ascii_domain);
-      budget = std::max(budget, req.timeout_ms);
-      asked.push_back(i);
-    }
-    if (asked.empty())
-      continue;
-    pr.domain = j->results[asked.front()].address.ascii_domain;
-    pr.route = *j->route;
-    pr.budget = milliseconds(budget);
-    pr.retry_deferrals = retry;
-    auto me = caf::actor_cast<pipeline_actor>(self);
-    self->state.env.prober->probe(
-        std::move(pr), [me, id, asked](smtp::probe_result p) mutable {
-          p.addresses.resize(asked.size());
-          caf::anon_send(
-              me, job_probed{id, std::move(asked), std::move(p.addresses)});
-        });
-  }
+  const auto& req = j->requests[i];
+  const auto& a = j->results[i].address;
+  smtp::probe_address ask;
+  ask.domain = a.ascii_domain;
+  ask.address = a.local_part + "@" + a.ascii_domain;
+  ask.route = j->route;
+  ask.budget = milliseconds(req.timeout_ms);
+  ask.retry_deferrals = req.smtp_retry_deferrals;
+  ask.batch = j->batch;
+  self->request(self->state.env.scheduler, ask.budget + scheduler_slack, ask)
+      .then([self, id,
+             i](core::smtp::address_outcome& o) { on_answer(self, id, i, o); },
+            [self, id, i, address = ask.address](caf::error&) {
+              core::smtp::address_outcome o;
+              o.address = address;
+              o.rcpt.message = "the SMTP scheduler did not answer";
+              o.timed_out = true;
+              on_answer(self, id, i, o);
+            });
 }
 
 // Takes the credit of request `i` before its probe; a refusal is its
@@ -146,7 +142,7 @@ void reserve(self_ptr self, std::uint64_t id, std::size_t i) {
               return deliver(self, id, i);
             }
             j->held[i] = std::move(o.held);
-            probe(self, id, {i});
+            probe(self, id, i);
           },
           [self, id, i](caf::error&) {
             auto* j = find_job(self, id);
@@ -165,8 +161,7 @@ void on_routed(self_ptr self, std::uint64_t id,
   if (!j)
     return;
   j->route = std::move(route);
-  bool probing_on = self->state.env.prober != nullptr;
-  std::vector<std::size_t> prepaid;
+  bool probing_on = self->state.env.scheduler != nullptr;
   std::vector<std::size_t> now;
   for (std::size_t i = 0; i < j->requests.size(); ++i) {
     auto& r = j->results[i];
@@ -180,11 +175,9 @@ void on_routed(self_ptr self, std::uint64_t id,
     switch (j->holds[i]) {
       case stage::credit_hold::none: now.push_back(i); break;
       case stage::credit_hold::reserve: reserve(self, id, i); break;
-      case stage::credit_hold::prepaid: prepaid.push_back(i); break;
+      case stage::credit_hold::prepaid: probe(self, id, i); break;
     }
   }
-  if (!prepaid.empty())
-    probe(self, id, std::move(prepaid));
   // Last: answering may end the job.
   for (auto i : now)
     deliver(self, id, i);
@@ -200,6 +193,7 @@ void on_job(self_ptr self, smtp_job& job) {
   auto id = ++st.next_id;
   auto& j = st.jobs[id];
   j.started = validator::clock_type::now();
+  j.batch = job.batch;
   j.requests = std::move(job.requests);
   j.done = std::move(job.done);
   j.left = j.requests.size();
@@ -238,10 +232,6 @@ pipeline_actor::behavior_type pipeline_fn(self_ptr self, pipeline_env env) {
   return {
       [self](smtp_job& job) { on_job(self, job); },
       [self](job_routed& r) { on_routed(self, r.job, std::move(r.route)); },
-      [self](job_probed& p) {
-        for (std::size_t k = 0; k < p.requests.size(); ++k)
-          on_answer(self, p.job, p.requests[k], p.answers[k]);
-      },
   };
 }
 

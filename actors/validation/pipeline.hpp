@@ -8,7 +8,8 @@
 //                     hold_for: reserve ─reserve_credit─> ledger ─refused─> 402
 //                               prepaid       │ held
 //                                      v      v
-//                                  SMTP probe (one answer per address)
+//              probe_address ─> SMTP scheduler (shared sessions, joined
+//                               probes, result cache) ─> address_outcome
 //                                      │ facts_of
 //                                      v
 //                     settle: commit ─commit_credit─> ledger ─> verdict, answer
@@ -19,17 +20,13 @@
 // actor only carries the address between them, so a reader follows one
 // address from the handler to its answer in this file and the next.
 
+#include "actors/messages.hpp"
 #include "actors/storage_pool.hpp"
-#include "actors/validation/messages.hpp"
 #include "actors/validation/validator.hpp"
 
 #include <caf/fwd.hpp>
 
 #include <memory>
-
-namespace mailassay::actors::smtp {
-class prober;
-} // namespace mailassay::actors::smtp
 
 namespace mailassay::actors::validation {
 
@@ -39,8 +36,8 @@ struct pipeline_env {
   const validator* free = nullptr;
   /// The credit ledger.
   credits::ledger_actor ledger;
-  /// The SMTP prober; null: probing is off (`smtp_plan::off`).
-  std::shared_ptr<smtp::prober> prober;
+  /// The SMTP scheduler; null: probing is off (`smtp_plan::off`).
+  smtp::scheduler_actor scheduler;
   /// Occupancy counters of the validation pool.
   std::shared_ptr<pool_gauges> gauges;
 };

@@ -1,6 +1,6 @@
 #include "actors/validation/validator.hpp"
 
-#include "actors/validation/messages.hpp"
+#include "actors/messages.hpp"
 #include "net/dns_resolver.hpp"
 
 #include <chrono>

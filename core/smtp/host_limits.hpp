@@ -34,20 +34,37 @@ struct admission {
   std::optional<limits::millis> retry_at;
 };
 
+/// Per-MX-host politeness as the SMTP scheduler sees it: a session holds a
+/// slot of its host from its connection to its end, and each connection
+/// takes a token of the host's rate. The process-local `host_limits`
+/// implements it; a store shared by several processes (e.g. Redis with
+/// atomic scripts) can too, answering from a local lease it renews.
+class host_slots {
+public:
+  virtual ~host_slots() = default;
+
+  /// Asks to open a session to `host` at `now`: takes a slot and a
+  /// connection token, or neither.
+  virtual admission try_open(std::string_view host, limits::millis now) = 0;
+
+  /// Gives back the slot of a session to `host` that has ended.
+  virtual void close(std::string_view host, limits::millis now) = 0;
+};
+
 /// Per-host session slots and connection-rate buckets, keyed by host name
-/// (lower-case). Hosts without open sessions and with a full bucket are
-/// forgotten, so the table holds only hosts in recent use.
-class host_limits {
+/// (lower-case), in this process. Hosts without open sessions and with a
+/// full bucket are forgotten, so the table holds only hosts in recent use.
+class host_limits final : public host_slots {
 public:
   /// Applies `config` to every host.
   explicit host_limits(host_limits_config config = {});
 
   /// Asks to open a session to `host` at `now`: takes a slot and a
   /// connection token, or neither.
-  admission try_open(std::string_view host, limits::millis now);
+  admission try_open(std::string_view host, limits::millis now) override;
 
   /// Gives back the slot of a session to `host` that has ended.
-  void close(std::string_view host, limits::millis now);
+  void close(std::string_view host, limits::millis now) override;
 
   /// Returns the sessions open to `host`.
   std::size_t open_sessions(std::string_view host) const;

@@ -36,6 +36,7 @@ std::string_view to_string(session_state s) {
     case session_state::rcpt: return "rcpt";
     case session_state::rcpt_probe: return "rcpt_probe";
     case session_state::rset: return "rset";
+    case session_state::idle: return "idle";
     case session_state::quit: return "quit";
     case session_state::closed: return "closed";
   }
@@ -88,7 +89,8 @@ expected<session> session::make(session_config config,
 }
 
 session::session(session_config config, session_request request)
-    : config_(std::move(config)), parser_(config_.limits) {
+    : config_(std::move(config)), parser_(config_.limits),
+      open_ended_(request.open_ended) {
   result_.host = config_.host;
   if (!request.catch_all_probe.empty() &&
       safe_argument(request.catch_all_probe) && ascii(request.catch_all_probe))
@@ -226,6 +228,7 @@ action session::on_reply(const reply& r) {
     case session_state::quit: return close();
     case session_state::connecting:
     case session_state::tls_handshake:
+    case session_state::idle:
     case session_state::closed: break;
   }
   return fail(session_failure::protocol_error, &r, "reply when none was due",
@@ -258,6 +261,7 @@ action session::on_tls_failed() {
 action session::next_address(bool need_rset) {
   if (need_rset)
     ++pos_;
+  rset_due_ = rset_due_ || need_rset;
   // RFC 6531 §3.4: without SMTPUTF8 a non-ASCII address cannot be asked.
   while (pos_ < queue_.size() && !ascii(current().address) &&
          !result_.caps.smtputf8) {
@@ -265,11 +269,45 @@ action session::next_address(bool need_rset) {
                                   "server does not offer SMTPUTF8");
     ++pos_;
   }
-  if (pos_ >= queue_.size())
-    return quit();
-  if (need_rset)
+  if (pos_ >= queue_.size()) {
+    if (!open_ended_)
+      return quit();
+    state_ = session_state::idle;
+    return action{action_kind::need_more, {}};
+  }
+  // RFC 5321 §4.1.1.5: RSET ends the previous transaction.
+  if (rset_due_) {
+    rset_due_ = false;
     return send(session_state::rset, "RSET");
+  }
   return start_transaction();
+}
+
+action session::give(std::string address, std::string catch_all_probe) {
+  if (state_ != session_state::idle)
+    return {};
+  address_result r;
+  r.address = std::move(address);
+  probe_.clear();
+  probed_ = false;
+  if (!catch_all_probe.empty() && safe_argument(catch_all_probe) &&
+      ascii(catch_all_probe))
+    probe_ = std::move(catch_all_probe);
+  if (r.address.empty() || !safe_argument(r.address)) {
+    r.rcpt = verdict_only(rcpt_verdict::protocol_error,
+                          "refused: empty address or unsafe characters");
+    result_.addresses.push_back(std::move(r));
+    return action{action_kind::need_more, {}};
+  }
+  queue_.push_back(result_.addresses.size());
+  result_.addresses.push_back(std::move(r));
+  return next_address(false);
+}
+
+action session::finish() {
+  if (state_ != session_state::idle)
+    return {};
+  return quit();
 }
 
 action session::start_transaction() {

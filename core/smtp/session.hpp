@@ -26,7 +26,9 @@
 //  [ehlo_tls] --250--> next address
 //
 //  next address: skip (and mark) those needing SMTPUTF8 when it is not
-//  offered; none left: QUIT --> [quit]
+//  offered; none left: QUIT --> [quit], or for an open-ended session
+//  need_more --> [idle] --give(address)--> RSET (after a transaction) or
+//  MAIL FROM; --finish--> QUIT
 //      |
 //      v
 //  [mail] --250--> send RCPT TO:<address> --> [rcpt]
@@ -86,6 +88,10 @@ struct session_request {
   /// A random address at the same domain for the catch-all probe (the core
   /// has no randomness); empty: no probe.
   std::string catch_all_probe;
+  /// When the addresses run out, ask the driver for more (`need_more`)
+  /// instead of sending QUIT: a session shared by the callers of one mail
+  /// route takes their addresses one at a time (actors/smtp/scheduler).
+  bool open_ended = false;
 };
 
 /// Where the session is.
@@ -101,6 +107,8 @@ enum class session_state {
   rcpt,          ///< RCPT TO sent for an address.
   rcpt_probe,    ///< RCPT TO sent for the catch-all probe.
   rset,          ///< RSET sent.
+  idle,          ///< Open-ended: every address answered, waiting for
+                 ///< `give` or `finish`.
   quit,          ///< QUIT sent.
   closed,        ///< Finished; `result()` is final.
 };
@@ -132,6 +140,9 @@ enum class action_kind {
   send,      ///< Write `action::line` (a full command with CRLF).
   start_tls, ///< Run the TLS client handshake, then report it.
   close,     ///< Close the connection; `session::result()` is final.
+  need_more, ///< Open-ended: every address given so far is answered
+             ///< (`result()`); call `give` or `finish`. Keep reading: the
+             ///< server may close meanwhile.
 };
 
 /// One step for the driver.
@@ -219,6 +230,18 @@ public:
   /// The peer closed the connection (or it broke).
   action on_connection_closed();
 
+  /// Open-ended, after `need_more`: asks `address` next (RSET first when a
+  /// transaction ran), with `catch_all_probe` (a random address at the same
+  /// domain; empty: none) sent after it if it is accepted and the domain's
+  /// catch-all verdict is still unknown in this session. An address that
+  /// cannot go on the wire gets `protocol_error` and `need_more` again.
+  /// Ignored (wait) in any other state.
+  action give(std::string address, std::string catch_all_probe = {});
+
+  /// Open-ended, after `need_more`: no more addresses, QUIT. Ignored (wait)
+  /// in any other state.
+  action finish();
+
   /// Returns the current state.
   session_state state() const { return state_; }
 
@@ -272,6 +295,10 @@ private:
   std::size_t pos_ = 0;
   /// Whether the catch-all probe was sent.
   bool probed_ = false;
+  /// Open-ended: ask for more addresses instead of QUIT.
+  bool open_ended_ = false;
+  /// A transaction ran since the last RSET: the next address needs one.
+  bool rset_due_ = false;
 };
 
 } // namespace mailassay::core::smtp

@@ -13,6 +13,8 @@
 # ${MAILASSAY_POSTFIX_PORT:-2525} (kept in etc/master.cf across runs). It
 # accepts mail for virtual mailboxes only and rejects the rest at RCPT:
 #   postfix.test           alice, bob, carol; anyone else: 550 5.1.1 User unknown
+#   load.postfix.test      box000 ... box199 (200 mailboxes, for load tests
+#                          and benchmarks); anyone else: 550 5.1.1
 #   catchall.postfix.test  every local part (an @domain virtual alias)
 #   any other domain       554 5.7.1 Relay access denied
 # It never looks anything up in DNS and never sends mail out.
@@ -26,8 +28,10 @@ dir=${MAILASSAY_POSTFIX_DIR:-/tmp/mailassay-postfix}
 address=${MAILASSAY_POSTFIX_ADDRESS:-127.0.0.25}
 first_port=${MAILASSAY_POSTFIX_PORT:-2525}
 domain=postfix.test
+load_domain=load.postfix.test
 catchall_domain=catchall.postfix.test
 users=(alice bob carol)
+load_boxes=200
 conf="$dir/etc"
 
 log() { echo "test-postfix: $*" >&2; }
@@ -173,7 +177,7 @@ default_transport = error:outbound mail disabled
 relay_transport = error:outbound mail disabled
 local_transport = error:local delivery disabled
 # Virtual mailboxes; unknown recipients get 550 5.1.1 at RCPT.
-virtual_mailbox_domains = $domain
+virtual_mailbox_domains = $domain $load_domain
 virtual_mailbox_maps = texthash:$conf/virtual_mailboxes
 virtual_mailbox_base = $dir/mailboxes
 virtual_uid_maps = static:$(id -u nobody)
@@ -184,6 +188,11 @@ smtpd_reject_unlisted_recipient = yes
 smtpd_relay_restrictions = reject_unauth_destination
 smtpd_recipient_restrictions =
 smtpd_banner = \$myhostname ESMTP
+# Every probe opens a message with its first accepted RCPT and drops it with
+# RSET: nothing is ever delivered, so Postfix's flow control (one token per
+# delivered message) would run dry and hold each new message for
+# in_flow_delay (1 s) -- a throttle this instance's workload invents.
+in_flow_delay = 0
 smtpd_tls_security_level = may
 smtpd_tls_chain_files = $conf/tls.pem
 biff = no
@@ -214,6 +223,9 @@ CONF
 
 {
   for u in "${users[@]}"; do echo "$u@$domain $domain/$u/"; done
+  for ((i = 0; i < load_boxes; i++)); do
+    printf 'box%03d@%s %s/box%03d/\n' "$i" "$load_domain" "$load_domain" "$i"
+  done
 } | put virtual_mailboxes
 
 echo "@$catchall_domain ${users[0]}@$domain" | put virtual_aliases

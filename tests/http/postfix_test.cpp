@@ -6,18 +6,24 @@
 // ("address:port") was set at configure time.
 
 #include "tests/http/fixtures.hpp"
+#include "tests/http/tcp_relay.hpp"
 #include "tests/peers/dns_peer.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 using namespace mailassay::testing;
+using mailassay::testing::tcp_relay;
 using mailassay::tests::peers::dns_peer;
 
 namespace {
@@ -50,11 +56,19 @@ struct postfix_env {
   std::string jwt;
   std::string key;
 
+  /// Counts the connections to load.postfix.test's MX: a relay on
+  /// 127.0.0.26 in front of the instance.
+  std::unique_ptr<tcp_relay> relay = std::make_unique<tcp_relay>(
+      "127.0.0.26", static_cast<std::uint16_t>(std::stoi(mta.port)), mta.ip,
+      static_cast<std::uint16_t>(std::stoi(mta.port)));
+
   explicit postfix_env(std::map<std::string, std::string> extra = {}) {
     dns.load_zone("mx.postfix.test A " + mta.ip + R"(
 postfix.test MX 10 mx.postfix.test
 catchall.postfix.test MX 10 mx.postfix.test
 elsewhere.test MX 10 mx.postfix.test
+mx.load.postfix.test A 127.0.0.26
+load.postfix.test MX 10 mx.load.postfix.test
 )");
     // The service's default politeness (4 sessions, 2 connections per
     // second per MX host) is kept: this is how it meets real servers.
@@ -66,6 +80,65 @@ elsewhere.test MX 10 mx.postfix.test
     srv = std::make_unique<server_process>(env);
     a = std::make_unique<api>(api{*srv});
     std::tie(jwt, key) = smtp_account(*a, "P");
+  }
+
+  /// One load run's figures.
+  struct load_run {
+    std::size_t answers = 0, wrong = 0, unknown = 0, errors = 0;
+    std::vector<double> latencies_ms;
+    double wall_ms = 0;
+  };
+
+  /// `total` validations, `concurrency` at a time, over the 200 addresses
+  /// of load.postfix.test: every fifth is a mailbox that does not exist
+  /// (nobox...), the others are box000 ... box199. Checks each answer.
+  load_run load(int total, int concurrency) {
+    load_run out;
+    std::mutex m;
+    std::atomic<int> next{0};
+    auto address = [](int k) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%s%03d@load.postfix.test",
+                    k % 5 == 4 ? "nobox" : "box", k);
+      return std::string{buf};
+    };
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < concurrency; ++t)
+      threads.emplace_back([&] {
+        for (int j; (j = next++) < total;) {
+          auto k = j % 200;
+          auto start = std::chrono::steady_clock::now();
+          auto r = a->post(
+              "/v2/email/validate",
+              {{"email", address(k)}, {"smtp", true}, {"timeout", 30000}}, key);
+          double ms = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+          std::lock_guard guard{m};
+          out.latencies_ms.push_back(ms);
+          if (r.status != 200) {
+            ++out.errors;
+            continue;
+          }
+          ++out.answers;
+          auto b = json::parse(r.body);
+          bool exists = k % 5 != 4;
+          if (b["status"] == "unknown")
+            ++out.unknown;
+          if (b["status"] != (exists ? "valid" : "invalid") ||
+              b["reason"] != (exists ? "accepted_email" : "rejected_email") ||
+              b["smtp"]["checked"] != true || b["creditsUsed"] != 1)
+            ++out.wrong;
+        }
+      });
+    for (auto& th : threads)
+      th.join();
+    out.wall_ms = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - t0)
+                      .count();
+    std::sort(out.latencies_ms.begin(), out.latencies_ms.end());
+    return out;
   }
 
   json validate(const std::string& email) {
@@ -80,6 +153,35 @@ elsewhere.test MX 10 mx.postfix.test
 } // namespace
 
 TEST_SUITE("http.postfix" * doctest::skip()) {
+  TEST_CASE("1000 validations, 100 at a time, over 200 addresses at one "
+            "domain share a few polite sessions and are all answered right") {
+    // The service's default politeness (4 sessions, 2 connections/s per MX
+    // host, 20 RCPTs per session), sharing and the result cache on.
+    postfix_env env{{{"MAILASSAY_CREDITS_SIGNUP_GRANT", "1000"}}};
+    auto run = env.load(1000, 100);
+    auto pct = [&](double p) {
+      return run.latencies_ms[static_cast<std::size_t>(
+          p * static_cast<double>(run.latencies_ms.size() - 1))];
+    };
+    MESSAGE("wall " << run.wall_ms << " ms, p50 " << pct(0.5) << " ms, p99 "
+                    << pct(0.99) << " ms, connections "
+                    << env.relay->connections() << ", most open at once "
+                    << env.relay->peak());
+    CHECK(run.errors == 0);
+    CHECK(run.answers == 1000);
+    CHECK(run.unknown == 0);
+    CHECK(run.wrong == 0);
+    // At most 4 sessions open to the host at any time, and at least ten
+    // addresses per connection.
+    CHECK(env.relay->peak() <= 4);
+    CHECK(env.relay->connections() >= 1);
+    CHECK(env.relay->connections() <= 200 / 10);
+    auto bal =
+        json::parse(env.a->call("GET", "/v2/credits/balance", env.jwt).body);
+    CHECK(bal["balance"] == 0);
+    CHECK(bal["consumed"] == 1000);
+  }
+
   TEST_CASE("a virtual mailbox Postfix knows is valid, and the domain is not "
             "a catch-all") {
     postfix_env env;

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 using namespace mailassay::testing;
@@ -25,6 +26,14 @@ grey.test MX 10 mx.peer.test
 nomail.test SOA 60 60
 mx.tarpit.test A 127.0.0.31
 tarpit.test MX 10 mx.tarpit.test
+mx.slow.test A 127.0.0.32
+slow.test MX 10 mx.slow.test
+mx.refused.test A 127.0.0.33
+refused.test MX 10 mx.refused.test
+mx.tempfail.test A 127.0.0.34
+tempfail.test MX 10 mx.tempfail.test
+mx.busy.test A 127.0.0.35
+busy.test MX 10 mx.busy.test
 )";
 
 struct smtp_env {
@@ -171,6 +180,104 @@ TEST_SUITE("http.smtp") {
     CHECK(b["creditsUsed"] == 0);
     CHECK(env.balance() == before);
     CHECK(tarpit.connections() >= 1);
+  }
+
+  TEST_CASE("tarpit, slow, refused and temp-failing hosts end within the "
+            "request's timeout and never hold up another domain") {
+    // Politeness as shipped (4 sessions, 2 connections/s per MX host).
+    smtp_env env{{{"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "2"},
+                  {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "4"},
+                  {"MAILASSAY_CREDITS_SIGNUP_GRANT", "100000"}}};
+    using mailassay::tests::peers::smtp_greeting;
+    using mailassay::tests::peers::smtp_peer_options;
+    auto peer_on = [&](const char* address) {
+      smtp_peer_options o;
+      o.address = address;
+      o.port = env.mx.port();
+      return o;
+    };
+    auto tarpit_o = peer_on("127.0.0.31");
+    tarpit_o.greeting = smtp_greeting::tarpit;
+    smtp_peer tarpit{tarpit_o};
+    // Slower than the whole budget: each reply takes 1.5 s.
+    auto slow_o = peer_on("127.0.0.32");
+    slow_o.reply_delay = std::chrono::milliseconds(1500);
+    smtp_peer slow{slow_o};
+    // 127.0.0.33: nothing listens, the connection is refused.
+    auto temp_o = peer_on("127.0.0.34");
+    smtp_peer tempfail{temp_o};
+    tempfail.set_default({"*", smtp_rcpt_behaviour::greylist,
+                          std::chrono::milliseconds(600000), ""});
+    auto busy_o = peer_on("127.0.0.35");
+    busy_o.greeting = smtp_greeting::busy;
+    smtp_peer busy{busy_o};
+    constexpr int timeout_ms = 2500;
+    struct outcome {
+      std::string email;
+      int status = 0;
+      json body;
+      double ms = 0;
+    };
+    auto validate_timed = [&](const std::string& email) {
+      auto t0 = std::chrono::steady_clock::now();
+      auto r = env.validate(email, timeout_ms);
+      outcome o{email, r.status, json{}, 0};
+      o.ms = std::chrono::duration<double, std::milli>(
+                 std::chrono::steady_clock::now() - t0)
+                 .count();
+      if (r.status == 200)
+        o.body = json::parse(r.body);
+      return o;
+    };
+    // Several requests at each bad domain at once, and meanwhile a steady
+    // stream at a good one.
+    std::vector<std::string> bad;
+    for (auto d : {"tarpit.test", "slow.test", "refused.test", "tempfail.test",
+                   "busy.test"})
+      for (int i = 0; i < 6; ++i)
+        bad.push_back("ann" + std::to_string(i) + "@" + d);
+    std::vector<outcome> bad_out(bad.size());
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < bad.size(); ++i)
+      threads.emplace_back([&, i] { bad_out[i] = validate_timed(bad[i]); });
+    std::vector<outcome> good_out;
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    for (int i = 0; std::chrono::steady_clock::now() < until; ++i)
+      good_out.push_back(
+          validate_timed("ann" + std::to_string(i) + "@catchall.test"));
+    for (auto& t : threads)
+      t.join();
+    REQUIRE(good_out.size() >= 3);
+    for (const auto& o : good_out) {
+      CAPTURE(o.email);
+      REQUIRE(o.status == 200);
+      CHECK(o.body["smtp"]["checked"] == true);
+      // Answered at once, not after the bad domains' time-outs.
+      CHECK(o.ms < 1500);
+    }
+    for (const auto& o : bad_out) {
+      CAPTURE(o.email);
+      REQUIRE_MESSAGE(o.status == 200, o.email);
+      CHECK(o.body["status"] == "unknown");
+      // Within the request's own time-out (and the HTTP round trip).
+      CHECK(o.ms < timeout_ms + 1000);
+      CHECK(o.body["creditsUsed"] ==
+            (o.body["smtp"]["checked"] == true ? 1 : 0));
+    }
+    // Nothing answered for a tarpit, a refused port or a busy greeting:
+    // unchecked and free; the temp-failing one answered 450: checked,
+    // greylisted.
+    for (std::size_t i = 0; i < bad.size(); ++i) {
+      CAPTURE(bad[i]);
+      const auto& b = bad_out[i].body;
+      if (bad[i].find("tempfail") != std::string::npos) {
+        CHECK(b["smtp"]["checked"] == true);
+        CHECK(b["smtp"]["greylisted"] == true);
+      } else if (bad[i].find("slow") == std::string::npos) {
+        CHECK(b["smtp"]["checked"] == false);
+        CHECK(b["creditsUsed"] == 0);
+      }
+    }
   }
 
   TEST_CASE("no probe and no charge when there is nothing to probe, and 403 "

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <list>
 #include <map>
@@ -451,6 +452,14 @@ struct smtp_peer::impl {
       }
       auto finished = std::make_shared<std::atomic<bool>>(false);
       workers.emplace_back(std::thread{[this, fd, finished] {
+                             // TLS writes (SSL_write, the close_notify of
+                             // SSL_shutdown) to a client that has gone would
+                             // raise SIGPIPE in the test's process: blocked
+                             // here, they fail with EPIPE instead.
+                             sigset_t pipe;
+                             sigemptyset(&pipe);
+                             sigaddset(&pipe, SIGPIPE);
+                             pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
                              {
                                conn c{*this, fd};
                                c.serve();

@@ -59,9 +59,9 @@ struct fixture {
         std::make_shared<const core::risk::lists>(), resolver, syntax);
     ledger = actors::credits::spawn_ledger(
         *sys, store, std::make_shared<actors::credits::ledger_counters>());
-    // No prober: probing is off, so SMTP requests are answered unprobed.
-    pool =
-        std::make_unique<actors::validation_pool>(*sys, v, 2, ledger, nullptr);
+    // No scheduler: probing is off, so SMTP requests are answered unprobed.
+    pool = std::make_unique<actors::validation_pool>(
+        *sys, v, 2, ledger, actors::smtp::scheduler_actor{});
   }
 
   ~fixture() {
@@ -149,7 +149,7 @@ TEST_SUITE("actors.validation_pool") {
     CHECK(now.verdict.score == submitted.result.verdict.score);
     CHECK(now.verdict.reason == submitted.result.verdict.reason);
 
-    // SMTP always goes through submit (credits, the prober's actors).
+    // SMTP always goes through submit (credits, the pipeline's actors).
     req.smtp = true;
     actors::validation::result smtp;
     CHECK_FALSE(f.pool->validate_now(req, smtp));
@@ -160,7 +160,7 @@ TEST_SUITE("actors.validation_pool") {
 
   TEST_CASE("a validation with SMTP goes to a pipeline actor") {
     fixture f;
-    // Cached, so only the hop can move it off this thread (no prober here:
+    // Cached, so only the hop can move it off this thread (no scheduler:
     // probing is off, the pipeline concludes without probing).
     f.run("jane@fresh.test");
     auto [at_once, a] = f.run("jane@fresh.test", true);

@@ -29,6 +29,7 @@ std::string render(const action& a) {
     case action_kind::wait: return "";
     case action_kind::start_tls: return "<start_tls>";
     case action_kind::close: return "<close>";
+    case action_kind::need_more: return "<need_more>";
     case action_kind::send:
       REQUIRE(a.line.size() >= 2);
       CHECK(a.line.substr(a.line.size() - 2) == "\r\n");
@@ -63,7 +64,16 @@ session_result run(session_config cfg, session_request req,
       a = s.on_timeout();
     else if (st.server == "!closed")
       a = s.on_connection_closed();
-    else
+    else if (st.server == "!finish")
+      a = s.finish();
+    else if (st.server.rfind("!give:", 0) == 0) {
+      // "!give:address" or "!give:address|probe".
+      auto arg = st.server.substr(6);
+      auto bar = arg.find('|');
+      a = bar == std::string::npos
+              ? s.give(arg)
+              : s.give(arg.substr(0, bar), arg.substr(bar + 1));
+    } else
       a = s.on_data(st.server);
     CHECK(render(a) == st.expect);
   }
@@ -545,5 +555,117 @@ TEST_SUITE("core.smtp.session") {
                                            "RCPT TO:<a@example.org>", "QUIT",
                                            "<close>"});
     CHECK(s.result().addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+  }
+}
+
+TEST_SUITE("core.smtp.session.open_ended") {
+  // A session shared by the callers of one route: it asks for each address
+  // when it is ready for one.
+  session_request open_ended() {
+    session_request r;
+    r.open_ended = true;
+    return r;
+  }
+
+  TEST_CASE("asks for work after the greeting and after each address") {
+    auto r =
+        run(config(tls_policy::never), open_ended(),
+            {{"220 mx.example.org ESMTP\r\n", "EHLO probe.mailassay.test"},
+             {ehlo_plain, "<need_more>"},
+             {"!give:ann@example.org", "MAIL FROM:<verify@mailassay.test>"},
+             {"250 2.1.0 Ok\r\n", "RCPT TO:<ann@example.org>"},
+             {"250 2.1.5 Ok\r\n", "<need_more>"},
+             // A transaction ran: RSET before the next one.
+             {"!give:bob@example.org", "RSET"},
+             {"250 2.0.0 Ok\r\n", "MAIL FROM:<verify@mailassay.test>"},
+             {"250 2.1.0 Ok\r\n", "RCPT TO:<bob@example.org>"},
+             {"550 5.1.1 <bob@example.org>: User unknown\r\n", "<need_more>"},
+             {"!finish", "QUIT"},
+             {"221 2.0.0 Bye\r\n", "<close>"}});
+    REQUIRE(r.addresses.size() == 2);
+    CHECK(r.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(r.addresses[1].rcpt.verdict == rcpt_verdict::no_such_user);
+    CHECK(r.failure == session_failure::none);
+    CHECK(r.rcpt_sent == 2);
+    // A mailbox refused as unknown: not a catch-all.
+    CHECK(r.catch_all == false);
+  }
+
+  TEST_CASE("sends the catch-all probe given with an address once it is "
+            "accepted") {
+    auto r = run(config(tls_policy::never), open_ended(),
+                 {{"220 mx.example.org ESMTP\r\n", "EHLO probe.mailassay.test"},
+                  {ehlo_plain, "<need_more>"},
+                  {"!give:ann@example.org|zq7@example.org",
+                   "MAIL FROM:<verify@mailassay.test>"},
+                  {"250 2.1.0 Ok\r\n", "RCPT TO:<ann@example.org>"},
+                  {"250 2.1.5 Ok\r\n", "RCPT TO:<zq7@example.org>"},
+                  {"250 2.1.5 Ok\r\n", "<need_more>"},
+                  // The verdict is known: a later probe is not sent.
+                  {"!give:bob@example.org|zq8@example.org", "RSET"},
+                  {"250 2.0.0 Ok\r\n", "MAIL FROM:<verify@mailassay.test>"},
+                  {"250 2.1.0 Ok\r\n", "RCPT TO:<bob@example.org>"},
+                  {"250 2.1.5 Ok\r\n", "<need_more>"},
+                  {"!finish", "QUIT"},
+                  {"221 2.0.0 Bye\r\n", "<close>"}});
+    CHECK(r.catch_all == true);
+    CHECK(r.rcpt_sent == 3);
+  }
+
+  TEST_CASE("a server that closes while the session waits for work ends it "
+            "without touching the answered addresses") {
+    auto r =
+        run(config(tls_policy::never), open_ended(),
+            {{"220 mx.example.org ESMTP\r\n", "EHLO probe.mailassay.test"},
+             {ehlo_plain, "<need_more>"},
+             {"!give:ann@example.org", "MAIL FROM:<verify@mailassay.test>"},
+             {"250 2.1.0 Ok\r\n", "RCPT TO:<ann@example.org>"},
+             {"250 2.1.5 Ok\r\n", "<need_more>"},
+             {"!closed", "<close>"}});
+    CHECK(r.failure == session_failure::connection_closed);
+    REQUIRE(r.addresses.size() == 1);
+    CHECK(r.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    // A reply while idle (a server's 421 time-out) ends it too.
+    auto late =
+        run(config(tls_policy::never), open_ended(),
+            {{"220 mx.example.org ESMTP\r\n", "EHLO probe.mailassay.test"},
+             {ehlo_plain, "<need_more>"},
+             {"421 4.4.2 Idle time-out\r\n", "<close>"}});
+    CHECK(late.failure == session_failure::protocol_error);
+  }
+
+  TEST_CASE("an unsafe address never reaches the wire, and work outside the "
+            "idle state is ignored") {
+    auto made = session::make(config(tls_policy::never), open_ended());
+    REQUIRE(made.has_value());
+    auto& s = *made;
+    CHECK(render(s.give("ann@example.org")) == "");
+    CHECK(render(s.finish()) == "");
+    s.on_connected();
+    CHECK(render(s.on_data("220 mx ESMTP\r\n")) == "EHLO probe.mailassay.test");
+    CHECK(render(s.on_data(ehlo_plain)) == "<need_more>");
+    CHECK(render(s.give("evil@example.org>\r\nDATA")) == "<need_more>");
+    REQUIRE(s.result().addresses.size() == 1);
+    CHECK(s.result().addresses[0].rcpt.verdict == rcpt_verdict::protocol_error);
+    CHECK(render(s.give("ann@example.org")) ==
+          "MAIL FROM:<verify@mailassay.test>");
+    // Not idle: ignored.
+    CHECK(render(s.give("bob@example.org")) == "");
+    CHECK(render(s.finish()) == "");
+    CHECK(s.result().addresses.size() == 2);
+  }
+
+  TEST_CASE("a 452 to a given address ends the session for a new one") {
+    auto r =
+        run(config(tls_policy::never), open_ended(),
+            {{"220 mx.example.org ESMTP\r\n", "EHLO probe.mailassay.test"},
+             {ehlo_plain, "<need_more>"},
+             {"!give:ann@example.org", "MAIL FROM:<verify@mailassay.test>"},
+             {"250 2.1.0 Ok\r\n", "RCPT TO:<ann@example.org>"},
+             {"452 4.5.3 Error: too many recipients\r\n", "QUIT"},
+             {"221 2.0.0 Bye\r\n", "<close>"}});
+    REQUIRE(r.addresses.size() == 1);
+    CHECK(r.addresses[0].rcpt.verdict == rcpt_verdict::too_many_recipients);
+    CHECK(r.addresses[0].retry_in_new_session());
   }
 }

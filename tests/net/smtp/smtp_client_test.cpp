@@ -5,9 +5,11 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -331,5 +333,113 @@ TEST_SUITE("net.smtp.client") {
     net::smtp_client_config bad;
     bad.socks5_proxy = "proxy.example.org:1080";
     CHECK_FALSE(net::smtp_client::create(bad).has_value());
+  }
+}
+
+TEST_SUITE("net.smtp.client.open_ended") {
+  // An open-ended call: the test plays the scheduler's part, answering each
+  // `on_need_more` with `give` or `finish`.
+  struct open_call {
+    std::mutex m;
+    std::condition_variable cv;
+    std::vector<core::smtp::session_result> needs;
+    std::promise<net::smtp_call_result> done;
+  };
+
+  std::pair<net::smtp_client::call_id, std::shared_ptr<open_call>> start_open(
+      net::smtp_client & client, const smtp_peer& peer,
+      tls_policy tls = tls_policy::never) {
+    core::smtp::session_config cfg;
+    cfg.host = "mx.peer.test";
+    cfg.helo = "probe.mailassay.test";
+    cfg.mail_from = "verify@mailassay.test";
+    cfg.tls = tls;
+    core::smtp::session_request req;
+    req.open_ended = true;
+    auto s = core::smtp::session::make(cfg, req);
+    REQUIRE(s.has_value());
+    auto st = std::make_shared<open_call>();
+    auto call = call_to(peer.address(), peer.port(), std::move(*s));
+    call.on_need_more = [st](const core::smtp::session_result& r) {
+      std::lock_guard guard{st->m};
+      st->needs.push_back(r);
+      st->cv.notify_all();
+    };
+    auto id = client.run(std::move(call), [st](net::smtp_call_result r) {
+      st->done.set_value(std::move(r));
+    });
+    return {id, st};
+  }
+
+  // Waits for the `n`th `on_need_more` (from 1) and returns its result.
+  core::smtp::session_result need(open_call & c, std::size_t n) {
+    std::unique_lock guard{c.m};
+    REQUIRE(c.cv.wait_for(guard, 10s, [&] { return c.needs.size() >= n; }));
+    return c.needs[n - 1];
+  }
+
+  TEST_CASE("asks each address given, RSET between, and QUITs on finish") {
+    smtp_peer peer(on("127.0.0.98"));
+    peer.add_rule("ghost", smtp_rcpt_behaviour::no_such_user);
+    auto client = make_client();
+    auto [id, call] = start_open(*client, peer);
+    CHECK(id != 0);
+    // Ready after EHLO, nothing asked yet.
+    CHECK(need(*call, 1).addresses.empty());
+    client->give(id, "alice@d.test", "zq8rnd@d.test");
+    auto first = need(*call, 2);
+    REQUIRE(first.addresses.size() == 1);
+    CHECK(first.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(first.catch_all == true);
+    client->give(id, "ghost@d.test", "");
+    auto second = need(*call, 3);
+    REQUIRE(second.addresses.size() == 2);
+    CHECK(second.addresses[1].rcpt.verdict == rcpt_verdict::no_such_user);
+    client->finish(id);
+    auto f = call->done.get_future();
+    REQUIRE(f.wait_for(10s) == std::future_status::ready);
+    auto r = f.get();
+    CHECK(r.report.transport == connect_failure::none);
+    CHECK(r.report.result.failure == session_failure::none);
+    CHECK(peer.connections() == 1);
+    CHECK(peer.commands("RSET") == 1);
+    CHECK(peer.commands("QUIT") == 1);
+    // A call that ended ignores late work.
+    client->give(id, "late@d.test", "");
+    client->finish(id);
+    CHECK(client->counters().active == 0);
+  }
+
+  TEST_CASE("works over STARTTLS too") {
+    auto o = on("127.0.0.99");
+    o.starttls = true;
+    smtp_peer peer(o);
+    auto client = make_client();
+    auto [id, call] = start_open(*client, peer, tls_policy::opportunistic);
+    need(*call, 1);
+    client->give(id, "alice@d.test", "");
+    CHECK(need(*call, 2).addresses.at(0).rcpt.verdict ==
+          rcpt_verdict::accepted);
+    client->give(id, "bob@d.test", "");
+    CHECK(need(*call, 3).addresses.at(1).rcpt.verdict ==
+          rcpt_verdict::accepted);
+    client->finish(id);
+    auto r = call->done.get_future().get();
+    CHECK(r.report.result.tls);
+    CHECK(r.report.result.failure == session_failure::none);
+    CHECK(peer.tls_sessions() == 1);
+  }
+
+  TEST_CASE("a session left waiting for work ends by its step time-out") {
+    smtp_peer peer(on("127.0.0.100"));
+    auto client = make_client();
+    auto [id, call] = start_open(*client, peer);
+    need(*call, 1);
+    // Nobody answers: the step time-out (2 s here) ends it.
+    auto f = call->done.get_future();
+    REQUIRE(f.wait_for(10s) == std::future_status::ready);
+    auto r = f.get();
+    CHECK(r.report.result.failure == session_failure::timeout);
+    CHECK(r.report.result.addresses.empty());
   }
 }

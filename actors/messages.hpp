@@ -17,11 +17,14 @@
 #include "core/base/expected.hpp"
 #include "core/dns/route.hpp"
 #include "core/smtp/outcome.hpp"
+#include "core/smtp/target.hpp"
+#include "core/smtp/session.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -84,6 +87,77 @@ using ledger_actor =
 
 } // namespace credits
 
+// -- SMTP scheduler -----------------------------------------------------------
+
+namespace smtp {
+
+/// Asks about one address at one domain. Answered with what is known by
+/// the address's deadline (`budget` from now): a probe's answer, the answer
+/// of a probe already in flight for the same address (`source` joined), or
+/// the result cache's.
+struct probe_address {
+  /// The domain, ASCII (A-labels).
+  std::string domain;
+  /// The full address at `domain`.
+  std::string address;
+  /// The domain's mail route (MX hosts, or the implicit MX).
+  std::shared_ptr<const core::dns::mail_route> route;
+  /// How long the caller waits for the answer.
+  std::chrono::milliseconds budget{10000};
+  /// Wait for greylisting retries; false: a deferral is the answer at once
+  /// (a batch parks the address and asks again later).
+  bool retry_deferrals = true;
+  /// A batch's address: asked after the real-time ones.
+  bool batch = false;
+};
+
+/// A session of the scheduler is ready for work: after its greeting, or
+/// after its last address was answered. `so_far` is its result up to now,
+/// its `addresses` only from the `first`th given (those not sent before).
+struct session_idle {
+  std::uint64_t session = 0;
+  core::smtp::session_result so_far;
+  std::size_t first = 0;
+};
+
+/// A session of the scheduler ended.
+struct session_ended {
+  std::uint64_t session = 0;
+  core::smtp::session_report report;
+};
+
+/// The addresses of one MX host of a route (from the resolver's host
+/// cache: an implicit_mx route carries them, A first).
+struct mx_addresses {
+  std::string route;
+  std::size_t host = 0;
+  core::dns::mail_route answer;
+};
+
+/// A route's timer: a retry, a deadline or a linger is due (`gen` tells
+/// stale timers).
+struct route_wake {
+  std::string route;
+  std::uint64_t gen = 0;
+};
+
+/// A host's connection rate allows another session.
+struct host_wake {
+  std::string host;
+};
+
+/// Answers every caller and ends the scheduler; replies true.
+struct scheduler_stop {};
+
+/// The scheduler's typed interface.
+using scheduler_actor = caf::typed_actor<
+    caf::replies_to<probe_address>::with<core::smtp::address_outcome>,
+    caf::reacts_to<session_idle>, caf::reacts_to<session_ended>,
+    caf::reacts_to<mx_addresses>, caf::reacts_to<route_wake>,
+    caf::reacts_to<host_wake>, caf::replies_to<scheduler_stop>::with<bool>>;
+
+} // namespace smtp
+
 // -- validation pipeline ------------------------------------------------------
 
 namespace validation {
@@ -105,18 +179,9 @@ struct job_routed {
   std::shared_ptr<const core::dns::mail_route> route;
 };
 
-/// The SMTP answers of some of a job's requests (internal to the pipeline).
-struct job_probed {
-  std::uint64_t job = 0;
-  /// Indexes into the job's requests, in the order of `answers`.
-  std::vector<std::size_t> requests;
-  std::vector<core::smtp::address_outcome> answers;
-};
-
 /// A pipeline actor's typed interface.
 using pipeline_actor =
-    caf::typed_actor<caf::reacts_to<smtp_job>, caf::reacts_to<job_routed>,
-                     caf::reacts_to<job_probed>>;
+    caf::typed_actor<caf::reacts_to<smtp_job>, caf::reacts_to<job_routed>>;
 
 } // namespace validation
 
@@ -127,6 +192,13 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::credits::reserve_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::credits::commit_credit)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::credits::refund_credit)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::credits::ledger_write_done)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::probe_address)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::core::smtp::address_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::session_idle)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::session_ended)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::mx_addresses)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::route_wake)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::host_wake)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::scheduler_stop)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::validation::smtp_job)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::validation::job_routed)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::validation::job_probed)

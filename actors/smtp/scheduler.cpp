@@ -1,0 +1,722 @@
+#include "actors/smtp/scheduler.hpp"
+
+#include "config/settings.hpp"
+#include "core/base/ascii.hpp"
+#include "core/limits/client_ip.hpp"
+#include "core/smtp/address_policy.hpp"
+#include "core/smtp/result_cache.hpp"
+#include "core/smtp/route_plan.hpp"
+#include "net/dns_resolver.hpp"
+#include "net/smtp_client.hpp"
+#include "security/random.hpp"
+
+#include <caf/all.hpp>
+
+#include <algorithm>
+#include <deque>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+namespace mailassay::actors::smtp {
+
+namespace {
+
+using core::limits::millis;
+using core::smtp::rcpt_verdict;
+using core::smtp::route_plan;
+
+/// One MX host of a route and its addresses as they arrive.
+struct mx_host {
+  std::string name;
+  std::vector<std::string> v4;
+  std::vector<std::string> v6;
+};
+
+/// A caller that arrived while the route's MX hosts were being resolved.
+struct pending_add {
+  std::string address;
+  core::smtp::route_waiter waiter;
+};
+
+/// One mail route: a domain (or, without sharing, one caller's probe).
+struct route_state {
+  std::string domain;
+  std::vector<mx_host> hosts;
+  std::size_t lookups = 0; ///< MX host answers still awaited.
+  std::vector<pending_add> pending;
+  std::optional<route_plan> plan;
+  /// Waiting in a host's queue for a slot.
+  bool queued = false;
+  /// The route's timer in force, and its generation.
+  std::optional<millis> timer_at;
+  std::uint64_t gen = 0;
+  /// Addresses waiting (for the counters' deltas).
+  std::int64_t waiting = 0;
+};
+
+/// A caller and where its answer goes.
+struct caller {
+  std::string route;
+  caf::typed_response_promise<core::smtp::address_outcome> promise;
+};
+
+/// A session and whose it is.
+struct session_ref {
+  std::string route;
+  std::string host;
+};
+
+struct scheduler_state {
+  scheduler_config config;
+  core::smtp::target_policy policy;
+  scheduler_parts parts;
+  std::shared_ptr<scheduler_counters> counters;
+  std::optional<core::smtp::result_cache> results;
+  std::unordered_map<std::string, route_state> routes;
+  std::unordered_map<std::uint64_t, caller> callers;
+  std::unordered_map<std::uint64_t, session_ref> sessions;
+  /// Routes waiting for a slot of a host, first come first served.
+  std::unordered_map<std::string, std::deque<std::string>> host_queues;
+  std::uint64_t next_caller = 0;
+  std::uint64_t next_session = 0;
+  bool stopped = false;
+  static inline const char* name = "smtp_scheduler";
+};
+
+using self_ptr = scheduler_actor::stateful_pointer<scheduler_state>;
+
+// The actor system's clock: real time in the service, the test's time
+// under CAF's deterministic scheduler.
+millis now_ms(self_ptr self) {
+  return std::chrono::duration_cast<millis>(
+      self->clock().now().time_since_epoch());
+}
+
+core::smtp::route_settings route_settings_of(const scheduler_config& c) {
+  core::smtp::route_settings s;
+  s.retry_delays.clear();
+  for (auto d : c.retry_delays)
+    s.retry_delays.push_back(d);
+  s.max_rcpts_per_session = c.max_rcpts_per_session;
+  s.min_step = c.min_step;
+  s.max_step = c.max_step;
+  s.tls = c.tls;
+  // Lingering only helps when others may come for the same sessions.
+  s.linger = c.share_sessions
+                 ? std::chrono::duration_cast<millis>(c.session_linger)
+                 : millis{0};
+  return s;
+}
+
+void drive(self_ptr self, const std::string& key);
+void pump(self_ptr self, const std::string& host);
+
+// -- answers ------------------------------------------------------------------
+
+void count_answer(scheduler_counters& c, const core::smtp::address_outcome& o) {
+  ++c.answers[static_cast<std::size_t>(classify_answer(o))];
+  if (o.source == core::smtp::answer_source::joined)
+    ++c.joined;
+}
+
+void deliver(self_ptr self, std::uint64_t id,
+             core::smtp::address_outcome outcome) {
+  auto& st = self->state;
+  auto it = st.callers.find(id);
+  if (it == st.callers.end())
+    return;
+  count_answer(*st.counters, outcome);
+  --st.counters->in_flight;
+  it->second.promise.deliver(std::move(outcome));
+  st.callers.erase(it);
+}
+
+// What a caller gets when no probe could even be planned.
+core::smtp::address_outcome unplanned(std::string address, std::string_view why,
+                                      bool timed_out) {
+  core::smtp::address_outcome o;
+  o.address = std::move(address);
+  o.rcpt.verdict = rcpt_verdict::not_attempted;
+  o.rcpt.message = std::string{why};
+  o.timed_out = timed_out;
+  return o;
+}
+
+// -- sessions and host slots
+// ------------------------------------------------------
+
+void host_opened(scheduler_counters& c, const std::string& host) {
+  ++c.sessions;
+  std::lock_guard guard{c.host_mutex};
+  auto& h = c.host_table[host];
+  ++h.open;
+  ++h.opened;
+  h.peak = std::max(h.peak, h.open);
+}
+
+void host_closed(scheduler_counters& c, const std::string& host,
+                 std::size_t rcpts) {
+  std::size_t bucket = 0;
+  while (bucket < rcpt_buckets.size() && rcpts > rcpt_buckets[bucket])
+    ++bucket;
+  ++c.rcpts[bucket];
+  std::lock_guard guard{c.host_mutex};
+  auto& h = c.host_table[host];
+  if (h.open > 0)
+    --h.open;
+}
+
+void start_session(self_ptr self, const std::string& key, route_state& rt,
+                   const core::smtp::session_wish& wish, millis now) {
+  auto& st = self->state;
+  const auto& target = rt.plan->targets()[wish.target];
+  auto id = ++st.next_session;
+  rt.plan->opened(id, wish, now);
+  st.sessions[id] = {key, target.host};
+  host_opened(*st.counters, target.host);
+  session_spec spec;
+  spec.id = id;
+  spec.host = target.host;
+  spec.address = target.address;
+  spec.port = st.config.port;
+  spec.config.host = target.host;
+  spec.config.helo = st.config.identity.helo;
+  spec.config.mail_from = st.config.identity.mail_from;
+  spec.config.tls = wish.tls;
+  spec.step_timeout = wish.step_timeout;
+  spec.deadline = self->clock().now() + st.config.max_session;
+  st.parts.runner->open(std::move(spec),
+                        caf::actor_cast<scheduler_actor>(self));
+}
+
+// A host has no free slot: an idle session of another route that lingers
+// for work gives its slot up.
+void evict_lingering(self_ptr self, const std::string& host) {
+  auto& st = self->state;
+  for (auto& [id, ref] : st.sessions) {
+    if (ref.host != host)
+      continue;
+    auto r = st.routes.find(ref.route);
+    if (r == st.routes.end() || !r->second.plan)
+      continue;
+    if (r->second.plan->retire(id)) {
+      auto route = ref.route;
+      drive(self, route);
+      return;
+    }
+  }
+}
+
+void enqueue(self_ptr self, const std::string& key, route_state& rt,
+             const std::string& host) {
+  if (rt.queued)
+    return;
+  rt.queued = true;
+  self->state.host_queues[host].push_back(key);
+}
+
+// Opens the sessions `key` wants while its host has room; else it waits
+// in the host's queue (first come, first served).
+void open_sessions(self_ptr self, const std::string& key, route_state& rt,
+                   millis now) {
+  auto& st = self->state;
+  if (rt.queued)
+    return;
+  while (auto wish = rt.plan->want_session(now)) {
+    const auto& host = rt.plan->targets()[wish->target].host;
+    auto q = st.host_queues.find(host);
+    if (q != st.host_queues.end() && !q->second.empty())
+      return enqueue(self, key, rt, host);
+    auto a = st.parts.slots->try_open(host, now);
+    if (!a.granted) {
+      enqueue(self, key, rt, host);
+      if (a.retry_at)
+        self->delayed_send(self, std::max(millis{0}, *a.retry_at - now),
+                           host_wake{host});
+      else
+        evict_lingering(self, host);
+      return;
+    }
+    start_session(self, key, rt, *wish, now);
+  }
+}
+
+// Starts sessions for the routes waiting for `host` while it has room.
+void pump(self_ptr self, const std::string& host) {
+  auto& st = self->state;
+  auto now = now_ms(self);
+  for (;;) {
+    auto q = st.host_queues.find(host);
+    if (q == st.host_queues.end())
+      return;
+    if (q->second.empty()) {
+      st.host_queues.erase(q);
+      return;
+    }
+    auto key = q->second.front();
+    auto r = st.routes.find(key);
+    std::optional<core::smtp::session_wish> wish;
+    if (r != st.routes.end() && r->second.plan)
+      wish = r->second.plan->want_session(now);
+    if (!wish || r->second.plan->targets()[wish->target].host != host) {
+      q->second.pop_front();
+      if (r != st.routes.end()) {
+        r->second.queued = false;
+        drive(self, key);
+      }
+      continue;
+    }
+    auto a = st.parts.slots->try_open(host, now);
+    if (!a.granted) {
+      if (a.retry_at)
+        self->delayed_send(self, std::max(millis{0}, *a.retry_at - now),
+                           host_wake{host});
+      else
+        evict_lingering(self, host);
+      return;
+    }
+    q->second.pop_front();
+    r->second.queued = false;
+    start_session(self, key, r->second, *wish, now);
+    drive(self, key);
+  }
+}
+
+// -- routes
+// ----------------------------------------------------------------------
+
+void arm(self_ptr self, const std::string& key, route_state& rt, millis at,
+         millis now) {
+  if (rt.timer_at && *rt.timer_at <= at)
+    return;
+  rt.timer_at = at;
+  self->delayed_send(self, std::max(millis{0}, at - now),
+                     route_wake{key, ++rt.gen});
+}
+
+// While the MX hosts are resolved only the callers' deadlines matter.
+void drive_pending(self_ptr self, const std::string& key, route_state& rt,
+                   millis now) {
+  std::vector<pending_add> keep;
+  std::optional<millis> next;
+  for (auto& p : rt.pending) {
+    if (p.waiter.deadline <= now) {
+      deliver(self, p.waiter.id, unplanned(p.address, "budget", true));
+      continue;
+    }
+    next = next ? std::min(*next, p.waiter.deadline) : p.waiter.deadline;
+    keep.push_back(std::move(p));
+  }
+  rt.pending = std::move(keep);
+  if (next)
+    arm(self, key, rt, *next, now);
+}
+
+// Runs a route's plan after any event: answers, orders, new sessions,
+// its next timer; forgets the route when nothing is left.
+void drive(self_ptr self, const std::string& key) {
+  auto& st = self->state;
+  auto it = st.routes.find(key);
+  if (it == st.routes.end())
+    return;
+  auto& rt = it->second;
+  auto now = now_ms(self);
+  if (!rt.plan)
+    return drive_pending(self, key, rt, now);
+  auto step = rt.plan->step(now);
+  for (auto& o : step.orders) {
+    if (o.what == core::smtp::session_order::kind::finish) {
+      st.parts.runner->finish(o.session);
+      continue;
+    }
+    std::string probe;
+    if (o.catch_all_probe) {
+      probe = st.parts.random_local_part() + "@" + rt.domain;
+      ++st.counters->catch_all_probes;
+    }
+    st.parts.runner->give(o.session, std::move(o.address), std::move(probe));
+  }
+  for (auto& a : step.answers)
+    deliver(self, a.waiter, std::move(a.outcome));
+  if (st.results)
+    for (const auto& s : step.settled)
+      st.results->store(s, now);
+  if (step.learnt_catch_all)
+    st.parts.catch_all->store(rt.domain, *step.learnt_catch_all, now);
+  st.counters->greylist_rechecks += step.rechecks;
+  open_sessions(self, key, rt, now);
+  auto c = rt.plan->counts();
+  auto waiting = static_cast<std::int64_t>(c.open + c.waiting);
+  st.counters->waiting += waiting - rt.waiting;
+  rt.waiting = waiting;
+  if (step.wake_at)
+    arm(self, key, rt, *step.wake_at, now);
+  if (rt.plan->idle() && !rt.queued)
+    st.routes.erase(it);
+}
+
+// The MX hosts' addresses are known: targets in priority order, only
+// what the address policy allows; then the plan and its first callers.
+void plan_route(self_ptr self, const std::string& key) {
+  auto& st = self->state;
+  auto& rt = st.routes.at(key);
+  std::vector<core::smtp::probe_target> targets;
+  std::size_t blocked = 0;
+  for (auto& h : rt.hosts) {
+    std::vector<std::string> all = h.v4;
+    all.insert(all.end(), h.v6.begin(), h.v6.end());
+    std::size_t taken = 0;
+    for (auto& a : all) {
+      if (taken == st.config.max_addresses_per_host)
+        break;
+      if (!st.policy.check(a).allowed) {
+        ++blocked;
+        ++st.counters->blocked;
+        continue;
+      }
+      targets.push_back({h.name, a});
+      ++taken;
+    }
+  }
+  auto now = now_ms(self);
+  auto known = st.parts.catch_all->find(rt.domain, now);
+  if (known)
+    ++st.counters->catch_all_hits;
+  rt.plan.emplace(std::move(targets), blocked, route_settings_of(st.config),
+                  known);
+  for (auto& p : rt.pending)
+    rt.plan->add(std::move(p.address), p.waiter, now);
+  rt.pending.clear();
+  rt.timer_at.reset();
+  drive(self, key);
+}
+
+// A new route: its MX hosts from the caller's mail route, their addresses
+// through the resolver's host cache (a batch at one MX host asks its A and
+// AAAA once per TTL, not once per address).
+void open_route(self_ptr self, const std::string& key, route_state& rt,
+                const core::dns::mail_route& route) {
+  auto& st = self->state;
+  if (route.kind == core::dns::route_kind::implicit_mx) {
+    // RFC 5321 §5.1: the domain itself, with its own addresses.
+    mx_host h;
+    h.name = rt.domain;
+    for (auto& a : route.addresses)
+      (a.find(':') == std::string::npos ? h.v4 : h.v6).push_back(a);
+    rt.hosts.push_back(std::move(h));
+    return plan_route(self, key);
+  }
+  if (route.kind == core::dns::route_kind::mx)
+    for (auto& mx : route.hosts) {
+      if (rt.hosts.size() == st.config.max_mx_hosts)
+        break;
+      mx_host h;
+      h.name = core::ascii_lower(mx.host);
+      if (auto ip = core::limits::parse_ip(h.name))
+        (ip->v4 ? h.v4 : h.v6).push_back(h.name); // an IP literal as MX
+      else
+        ++rt.lookups;
+      rt.hosts.push_back(std::move(h));
+    }
+  if (rt.lookups == 0 || !st.parts.lookup)
+    return plan_route(self, key);
+  auto me = caf::actor_cast<scheduler_actor>(self);
+  for (std::size_t i = 0; i < rt.hosts.size(); ++i) {
+    if (!rt.hosts[i].v4.empty() || !rt.hosts[i].v6.empty())
+      continue;
+    st.parts.lookup(rt.hosts[i].name, [me, key, i](core::dns::mail_route r) {
+      caf::anon_send(me, mx_addresses{key, i, std::move(r)});
+    });
+  }
+}
+
+// -- handlers
+// --------------------------------------------------------------------
+
+caf::typed_response_promise<core::smtp::address_outcome>
+on_probe(self_ptr self, probe_address& req) {
+  auto& st = self->state;
+  auto rp = self->make_response_promise<core::smtp::address_outcome>();
+  ++st.counters->requests;
+  auto domain = core::ascii_lower(req.domain);
+  auto at = req.address.rfind('@');
+  auto address = at == std::string::npos
+                     ? req.address
+                     : req.address.substr(0, at + 1) +
+                           core::ascii_lower(req.address.substr(at + 1));
+  if (st.stopped) {
+    rp.deliver(unplanned(std::move(address), "stopped", false));
+    return rp;
+  }
+  auto now = now_ms(self);
+  if (st.results)
+    if (auto hit = st.results->find(address, now)) {
+      ++st.counters->cache_hits;
+      // The domain's verdict may have been learnt since.
+      if (auto known = st.parts.catch_all->find(domain, now))
+        hit->catch_all = known;
+      count_answer(*st.counters, *hit);
+      rp.deliver(std::move(*hit));
+      return rp;
+    }
+  auto id = ++st.next_caller;
+  // Without sharing every caller has its own route: its own sessions.
+  auto key =
+      st.config.share_sessions ? domain : domain + "#" + std::to_string(id);
+  st.callers.emplace(id, caller{key, rp});
+  ++st.counters->in_flight;
+  core::smtp::route_waiter w{id, now + req.budget, req.retry_deferrals,
+                             req.batch};
+  auto [it, created] = st.routes.try_emplace(key);
+  auto& rt = it->second;
+  if (created) {
+    rt.domain = domain;
+    rt.pending.push_back({std::move(address), w});
+    if (req.route)
+      open_route(self, key, rt, *req.route);
+    else
+      plan_route(self, key);
+    drive(self, key);
+    return rp;
+  }
+  if (!rt.plan)
+    rt.pending.push_back({std::move(address), w});
+  else
+    rt.plan->add(std::move(address), w, now);
+  drive(self, key);
+  return rp;
+}
+
+scheduler_actor::behavior_type
+scheduler_fn(self_ptr self, scheduler_config config,
+             core::smtp::target_policy policy, scheduler_parts parts,
+             std::shared_ptr<scheduler_counters> counters) {
+  auto& st = self->state;
+  if (!parts.slots)
+    parts.slots = std::make_unique<core::smtp::host_limits>(
+        core::smtp::host_limits_config{config.max_sessions_per_host,
+                                       config.connections_per_second_per_host});
+  if (!parts.catch_all)
+    parts.catch_all = std::make_unique<core::smtp::catch_all_cache>(
+        std::chrono::duration_cast<millis>(config.catch_all_ttl),
+        config.catch_all_cache_size);
+  if (!parts.random_local_part)
+    parts.random_local_part = [] {
+      return core::ascii_lower(security::random_base62(16));
+    };
+  if (config.result_cache_ttl.count() > 0)
+    st.results.emplace(
+        std::chrono::duration_cast<millis>(config.result_cache_ttl),
+        config.result_cache_size);
+  st.config = std::move(config);
+  st.policy = std::move(policy);
+  st.parts = std::move(parts);
+  st.counters = std::move(counters);
+  return {
+      [self](probe_address& req) { return on_probe(self, req); },
+      [self](session_idle& e) {
+        auto& st = self->state;
+        auto s = st.sessions.find(e.session);
+        if (s == st.sessions.end())
+          return;
+        auto r = st.routes.find(s->second.route);
+        if (r == st.routes.end() || !r->second.plan) {
+          st.parts.runner->finish(e.session);
+          return;
+        }
+        r->second.plan->on_idle(e.session, e.so_far, now_ms(self), e.first);
+        drive(self, s->second.route);
+      },
+      [self](session_ended& e) {
+        auto& st = self->state;
+        auto s = st.sessions.find(e.session);
+        if (s == st.sessions.end())
+          return;
+        auto ref = std::move(s->second);
+        st.sessions.erase(s);
+        auto now = now_ms(self);
+        st.parts.slots->close(ref.host, now);
+        host_closed(*st.counters, ref.host, e.report.result.rcpt_sent);
+        auto r = st.routes.find(ref.route);
+        if (r != st.routes.end() && r->second.plan) {
+          r->second.plan->on_closed(e.session, e.report, now);
+          drive(self, ref.route);
+        }
+        pump(self, ref.host);
+      },
+      [self](mx_addresses& a) {
+        auto& st = self->state;
+        auto r = st.routes.find(a.route);
+        if (r == st.routes.end() || r->second.plan ||
+            a.host >= r->second.hosts.size())
+          return;
+        auto& h = r->second.hosts[a.host];
+        if (a.answer.kind == core::dns::route_kind::implicit_mx)
+          for (auto& address : a.answer.addresses)
+            (address.find(':') == std::string::npos ? h.v4 : h.v6)
+                .push_back(std::move(address));
+        if (--r->second.lookups == 0)
+          plan_route(self, a.route);
+      },
+      [self](route_wake& w) {
+        auto& st = self->state;
+        auto r = st.routes.find(w.route);
+        if (r == st.routes.end() || r->second.gen != w.gen)
+          return;
+        r->second.timer_at.reset();
+        drive(self, w.route);
+      },
+      [self](host_wake& w) { pump(self, w.host); },
+      [self](scheduler_stop) {
+        auto& st = self->state;
+        st.stopped = true;
+        std::vector<std::uint64_t> ids;
+        for (auto& [id, c] : st.callers)
+          ids.push_back(id);
+        for (auto id : ids)
+          deliver(self, id, unplanned({}, "stopped", false));
+        for (auto& [id, ref] : st.sessions)
+          st.parts.runner->finish(id);
+        self->quit();
+        return true;
+      },
+  };
+}
+
+} // namespace
+
+answer_class classify_answer(const core::smtp::address_outcome& o) {
+  switch (o.rcpt.verdict) {
+    case rcpt_verdict::accepted: return answer_class::accepted;
+    case rcpt_verdict::no_such_user:
+    case rcpt_verdict::disabled:
+    case rcpt_verdict::mailbox_full: return answer_class::rejected;
+    case rcpt_verdict::greylisted_or_throttled: return answer_class::greylisted;
+    case rcpt_verdict::blocked_by_policy: return answer_class::policy_blocked;
+    default: break;
+  }
+  if (o.timed_out)
+    return answer_class::timeout;
+  if (!o.answered)
+    return answer_class::refused;
+  return answer_class::other;
+}
+
+std::string_view to_string(answer_class c) {
+  switch (c) {
+    case answer_class::accepted: return "accepted";
+    case answer_class::rejected: return "rejected";
+    case answer_class::greylisted: return "greylisted";
+    case answer_class::timeout: return "timeout";
+    case answer_class::refused: return "refused";
+    case answer_class::policy_blocked: return "policy_blocked";
+    case answer_class::other: return "other";
+  }
+  return "other";
+}
+
+std::map<std::string, host_counters> scheduler_counters::hosts() const {
+  std::lock_guard guard{host_mutex};
+  return host_table;
+}
+
+scheduler_config make_scheduler_config(const config::smtp_settings& s,
+                                       std::string_view hostname) {
+  scheduler_config c;
+  c.identity.helo = core::smtp::choose_helo(s.helo, hostname);
+  c.identity.mail_from = s.mail_from;
+  c.force_identity = s.force_identity;
+  c.port = static_cast<std::uint16_t>(s.port);
+  c.tls = s.tls == "never"      ? core::smtp::tls_policy::never
+          : s.tls == "required" ? core::smtp::tls_policy::required
+                                : core::smtp::tls_policy::opportunistic;
+  c.verify_tls = s.tls_verify;
+  c.allow_private_targets = s.allow_private_targets;
+  c.retry_delays.clear();
+  for (auto ms : s.retry_delays_ms)
+    c.retry_delays.push_back(std::chrono::milliseconds{ms});
+  c.max_sessions_per_host =
+      static_cast<std::size_t>(std::max(0, s.max_sessions_per_host));
+  c.connections_per_second_per_host = s.connections_per_second_per_host;
+  c.max_rcpts_per_session =
+      static_cast<std::size_t>(std::max(1, s.max_rcpts_per_session));
+  c.share_sessions = s.share_sessions;
+  c.session_linger = std::chrono::milliseconds{s.session_linger_ms};
+  c.result_cache_ttl = std::chrono::seconds{s.result_cache_seconds};
+  c.catch_all_ttl = std::chrono::seconds{s.catch_all_ttl_seconds};
+  c.socks5_proxy = s.socks5_proxy;
+  c.io_threads = s.io_threads;
+  return c;
+}
+
+scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_config config,
+                                scheduler_parts parts,
+                                std::shared_ptr<scheduler_counters> counters) {
+  auto policy = core::smtp::target_policy::parse(config.allow_private_targets);
+  return sys.spawn(scheduler_fn, std::move(config),
+                   policy ? std::move(*policy) : core::smtp::target_policy{},
+                   std::move(parts), std::move(counters));
+}
+
+core::expected<std::unique_ptr<scheduler>>
+scheduler::create(caf::actor_system& sys, scheduler_config config,
+                  std::shared_ptr<net::dns_resolver> resolver) {
+  if (auto ok = core::smtp::check_identity(
+          config.identity, config.force_identity, config.is_free_mail);
+      !ok)
+    return std::move(ok).error_value();
+  auto policy = core::smtp::target_policy::parse(config.allow_private_targets);
+  if (!policy)
+    return std::move(policy).error_value();
+  net::smtp_client_config cc;
+  cc.io_threads = config.io_threads;
+  cc.policy = *policy;
+  cc.verify_tls = config.verify_tls;
+  cc.socks5_proxy = config.socks5_proxy;
+  cc.quit_timeout = config.quit_timeout;
+  auto client = net::smtp_client::create(std::move(cc));
+  if (!client)
+    return std::move(client).error_value();
+  scheduler_parts parts;
+  parts.runner = net_session_runner(std::move(*client));
+  if (resolver)
+    parts.lookup = [resolver](std::string host,
+                              std::function<void(core::dns::mail_route)> done) {
+      resolver->resolve_host(std::move(host), std::move(done));
+    };
+  auto counters = std::make_shared<scheduler_counters>();
+  auto runner = parts.runner;
+  auto actor =
+      spawn_scheduler(sys, std::move(config), std::move(parts), counters);
+  return std::unique_ptr<scheduler>(
+      new scheduler(sys, std::move(runner), std::move(counters), actor));
+}
+
+scheduler::scheduler(caf::actor_system& sys,
+                     std::shared_ptr<session_runner> runner,
+                     std::shared_ptr<scheduler_counters> counters,
+                     scheduler_actor actor)
+    : sys_(&sys), runner_(std::move(runner)), counters_(std::move(counters)),
+      actor_(std::move(actor)) {}
+
+scheduler::~scheduler() {
+  stop();
+}
+
+void scheduler::stop() {
+  {
+    std::lock_guard guard{stopping_};
+    if (stopped_)
+      return;
+    stopped_ = true;
+  }
+  {
+    caf::scoped_actor self{*sys_};
+    self->request(actor_, std::chrono::seconds(10), scheduler_stop{})
+        .receive([](bool) {}, [](caf::error&) {});
+  }
+  runner_->shutdown();
+}
+
+} // namespace mailassay::actors::smtp

@@ -1,0 +1,36 @@
+#include "core/smtp/result_cache.hpp"
+
+namespace mailassay::core::smtp {
+
+result_cache::result_cache(limits::millis ttl, std::size_t max_entries)
+    : ttl_(ttl), max_entries_(max_entries) {}
+
+std::optional<address_outcome> result_cache::find(std::string_view address,
+                                                  limits::millis now) const {
+  if (!enabled())
+    return std::nullopt;
+  auto it = entries_.find(std::string{address});
+  if (it == entries_.end() || it->second.expires <= now)
+    return std::nullopt;
+  auto o = it->second.outcome;
+  o.source = answer_source::cache;
+  return o;
+}
+
+bool result_cache::store(const address_outcome& outcome, limits::millis now) {
+  if (!enabled() || !outcome.answered || !definitive(outcome.rcpt.verdict))
+    return false;
+  if (entries_.size() >= max_entries_ && !entries_.contains(outcome.address)) {
+    std::erase_if(entries_,
+                  [&](const auto& kv) { return kv.second.expires <= now; });
+    // Leave a tenth free (dropping fresh answers in table order if needed)
+    // so that inserting stays amortised O(1).
+    auto keep = max_entries_ - max_entries_ / 10 - 1;
+    while (entries_.size() > keep && !entries_.empty())
+      entries_.erase(entries_.begin());
+  }
+  entries_[outcome.address] = entry{outcome, now + ttl_};
+  return true;
+}
+
+} // namespace mailassay::core::smtp
