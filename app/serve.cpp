@@ -140,26 +140,107 @@ void add_batch_gauges(http::metrics& stats, const actors::batch_gauges& g) {
                   [gp] { return static_cast<double>(gp->items_done.load()); });
 }
 
-// The SMTP scheduler's counters (the dashboard's Operations page shows
-// them).
+// A label value as Prometheus reads it: backslash, quote and newline escaped.
+std::string label_value(std::string_view v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"')
+      out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+// The SMTP scheduler's and the credit ledger's counters (docs/smtp.md,
+// "Counters"; the dashboard's Operations page reads some); the per-host
+// series appear as hosts are used.
 void add_smtp_gauges(http::metrics& stats,
-                     const actors::smtp::scheduler& scheduler) {
-  const auto* c = &scheduler.counters();
-  auto add = [&stats](const char* name, const char* help, auto* value) {
-    stats.add_gauge(name, help,
+                     const actors::smtp::scheduler* scheduler,
+                     const actors::credits::ledger_counters& ledger) {
+  auto* l = &ledger;
+  auto counter = [&stats](std::string name, std::string help, auto* value) {
+    stats.add_gauge(std::move(name), std::move(help),
                     [value] { return static_cast<double>(value->load()); });
   };
-  add("mailassay_smtp_probes_active",
-      "SMTP addresses asked and not answered yet.", &c->in_flight);
-  add("mailassay_smtp_queued",
-      "SMTP addresses waiting for a session or a greylisting retry.",
-      &c->waiting);
-  add("mailassay_smtp_sessions", "SMTP sessions started since start.",
-      &c->sessions);
-  add("mailassay_smtp_probes", "SMTP addresses asked since start.",
-      &c->requests);
-  add("mailassay_smtp_retries",
-      "SMTP greylisting retries scheduled since start.", &c->greylist_rechecks);
+  const char* credits = "SMTP credits by what the ledger did with them.";
+  counter("mailassay_smtp_credits{outcome=\"reserved\"}", credits,
+          &l->reserved);
+  counter("mailassay_smtp_credits{outcome=\"refused\"}", credits, &l->refused);
+  counter("mailassay_smtp_credits{outcome=\"charged\"}", credits,
+          &l->committed);
+  counter("mailassay_smtp_credits{outcome=\"refunded\"}", credits,
+          &l->refunded);
+  counter("mailassay_smtp_credits{outcome=\"failed\"}", credits, &l->failed);
+  if (!scheduler)
+    return;
+  const auto* c = &scheduler->counters();
+  counter("mailassay_smtp_probes", "SMTP addresses asked since start.",
+          &c->requests);
+  counter("mailassay_smtp_probes_active",
+          "SMTP addresses asked and not answered yet.", &c->in_flight);
+  counter("mailassay_smtp_queued",
+          "SMTP addresses waiting for a session or a greylisting retry.",
+          &c->waiting);
+  counter("mailassay_smtp_sessions", "SMTP sessions started since start.",
+          &c->sessions);
+  counter("mailassay_smtp_result_cache_hits",
+          "SMTP answers served from the result cache.", &c->cache_hits);
+  counter("mailassay_smtp_joined",
+          "SMTP asks that joined a probe of the same address in flight.",
+          &c->joined);
+  counter("mailassay_smtp_catch_all_cache_hits",
+          "Routes that found the domain's catch-all verdict stored.",
+          &c->catch_all_hits);
+  counter("mailassay_smtp_catch_all_probes", "Catch-all probe RCPTs asked.",
+          &c->catch_all_probes);
+  counter("mailassay_smtp_retries",
+          "SMTP greylisting retries scheduled since start.",
+          &c->greylist_rechecks);
+  counter("mailassay_smtp_blocked_addresses",
+          "MX addresses the outbound address policy refused.", &c->blocked);
+  for (std::size_t i = 0; i < actors::smtp::answer_classes; ++i) {
+    auto name = std::string{"mailassay_smtp_answers{class=\""} +
+                std::string{actors::smtp::to_string(
+                    static_cast<actors::smtp::answer_class>(i))} +
+                "\"}";
+    counter(std::move(name), "SMTP answers by class.", &c->answers[i]);
+  }
+  // Cumulative, as a Prometheus histogram's buckets are.
+  for (std::size_t b = 0; b <= actors::smtp::rcpt_buckets.size(); ++b) {
+    auto le = b < actors::smtp::rcpt_buckets.size()
+                  ? std::to_string(actors::smtp::rcpt_buckets[b])
+                  : std::string{"+Inf"};
+    stats.add_gauge(
+        "mailassay_smtp_rcpts_per_session_bucket{le=\"" + le + "\"}",
+        "SMTP sessions by RCPT commands sent (cumulative).", [c, b] {
+          std::uint64_t n = 0;
+          for (std::size_t k = 0; k <= b; ++k)
+            n += c->rcpts[k].load();
+          return static_cast<double>(n);
+        });
+  }
+  auto per_host = [c](std::uint64_t actors::smtp::host_counters::*field) {
+    return [c, field] {
+      std::vector<std::pair<std::string, double>> out;
+      for (const auto& [host, h] : c->hosts())
+        out.emplace_back("host=\"" + label_value(host) + "\"",
+                         static_cast<double>(h.*field));
+      return out;
+    };
+  };
+  stats.add_gauge_family("mailassay_smtp_host_sessions_open",
+                         "SMTP sessions open per MX host.",
+                         per_host(&actors::smtp::host_counters::open));
+  stats.add_gauge_family("mailassay_smtp_host_connections_opened",
+                         "SMTP connections opened per MX host since start.",
+                         per_host(&actors::smtp::host_counters::opened));
+  stats.add_gauge_family("mailassay_smtp_host_sessions_peak",
+                         "Most SMTP sessions open at once per MX host.",
+                         per_host(&actors::smtp::host_counters::peak));
 }
 
 // The SMTP scheduler of the pipeline. Null when SMTP probing is off: with
@@ -278,8 +359,7 @@ int serve(const config::settings& cfg) {
       [&usage] { return static_cast<double>(usage.gauges().pending.load()); });
   add_pool_gauges(stats, "validation", validation.size(), validation.gauges());
   add_dns_gauges(stats, validator);
-  if (scheduler)
-    add_smtp_gauges(stats, *scheduler);
+  add_smtp_gauges(stats, scheduler.get(), *ledger_counters);
   add_limiter_gauges(stats, limiter.gauges());
   stats.add_gauge("mailassay_auth_key_cache_entries",
                   "API keys held in the authentication cache.",

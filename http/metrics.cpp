@@ -68,6 +68,12 @@ void metrics::add_gauge(std::string name, std::string help,
   gauges_.push_back({std::move(name), std::move(help), std::move(read)});
 }
 
+void metrics::add_gauge_family(std::string name, std::string help,
+                               series_reader read) {
+  std::lock_guard guard{mtx_};
+  families_.push_back({std::move(name), std::move(help), std::move(read)});
+}
+
 std::string metrics::render() const {
   std::lock_guard guard{mtx_};
   auto requests = overflow_;
@@ -127,6 +133,14 @@ std::string metrics::render() const {
       written[k] = true;
       std::snprintf(buf, sizeof buf, "%.17g", gauges_[k].read());
       out += gauges_[k].name + " " + buf + "\n";
+    }
+  }
+  for (const auto& f : families_) {
+    out +=
+        "# HELP " + f.name + " " + f.help + "\n# TYPE " + f.name + " gauge\n";
+    for (const auto& [labels, value] : f.read()) {
+      std::snprintf(buf, sizeof buf, "%.17g", value);
+      out += f.name + "{" + labels + "} " + buf + "\n";
     }
   }
   return out;

@@ -49,6 +49,15 @@ public:
   void add_gauge(std::string name, std::string help,
                  std::function<double()> read);
 
+  /// Reads the series of a family known only at render time (one per MX
+  /// host, say): (labels as written between the braces, value) pairs.
+  using series_reader =
+      std::function<std::vector<std::pair<std::string, double>>()>;
+
+  /// Adds a gauge family whose series `read` lists at render time:
+  /// `name{labels} value` per pair; the labels must be escaped already.
+  void add_gauge_family(std::string name, std::string help, series_reader read);
+
   /// Renders every metric in Prometheus text format 0.0.4.
   std::string render() const;
 
@@ -59,6 +68,10 @@ private:
   struct gauge {
     std::string name, help;
     std::function<double()> read;
+  };
+  struct family {
+    std::string name, help;
+    series_reader read;
   };
   struct slot {
     /// 0 free, 1 being claimed, 2 ready (route and status readable).
@@ -78,6 +91,7 @@ private:
   mutable std::mutex mtx_; ///< Gauges and the overflow map.
   std::map<std::pair<std::string, int>, std::uint64_t> overflow_;
   std::vector<gauge> gauges_;
+  std::vector<family> families_;
 };
 
 } // namespace mailassay::http

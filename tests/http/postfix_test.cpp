@@ -180,6 +180,35 @@ TEST_SUITE("http.postfix" * doctest::skip()) {
         json::parse(env.a->call("GET", "/v2/credits/balance", env.jwt).body);
     CHECK(bal["balance"] == 0);
     CHECK(bal["consumed"] == 1000);
+    // The service's own counters agree with the relay's.
+    std::string metrics;
+    auto value = [&](const std::string& series) {
+      auto at = metrics.find("\n" + series + " ");
+      REQUIRE_MESSAGE(at != std::string::npos, series);
+      return std::stod(metrics.substr(at + series.size() + 2));
+    };
+    const std::string host = "{host=\"mx.load.postfix.test\"}";
+    // The last session lingers a moment for more work, then quits.
+    for (int i = 0; i < 100; ++i) {
+      metrics = env.a->call("GET", "/metrics").body;
+      if (value("mailassay_smtp_host_sessions_open" + host) == 0)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    CHECK(value("mailassay_smtp_host_sessions_open" + host) == 0);
+    CHECK(value("mailassay_smtp_host_sessions_peak" + host) <= 4);
+    CHECK(value("mailassay_smtp_host_connections_opened" + host) ==
+          static_cast<double>(env.relay->connections()));
+    CHECK(value("mailassay_smtp_credits{outcome=\"charged\"}") == 1000);
+    CHECK(value("mailassay_smtp_credits{outcome=\"refunded\"}") == 0);
+    // Each distinct address was asked once: the rest joined or hit the
+    // cache.
+    CHECK(value("mailassay_smtp_answers{class=\"accepted\"}") +
+              value("mailassay_smtp_answers{class=\"rejected\"}") ==
+          1000);
+    CHECK(value("mailassay_smtp_result_cache_hits") +
+              value("mailassay_smtp_joined") ==
+          800);
   }
 
   TEST_CASE("a virtual mailbox Postfix knows is valid, and the domain is not "
