@@ -12,14 +12,18 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <arpa/inet.h>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <netinet/in.h>
 #include <set>
 #include <string>
+#include <sys/socket.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace mailassay::testing;
@@ -46,6 +50,49 @@ postfix_address postfix_under_test() {
   // Tests never leave the machine.
   REQUIRE_MESSAGE(out.ip.rfind("127.", 0) == 0, s);
   return out;
+}
+
+// Asks the instance about box000@load.postfix.test over a plain socket:
+// true when it takes it (its configuration has the load domain; a run of
+// an older scripts/lib/test-postfix.sh rewrites the shared instance without
+// it).
+bool serves_load_domain(const postfix_address& mta) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(std::stoi(mta.port)));
+  ::inet_pton(AF_INET, mta.ip.c_str(), &a.sin_addr);
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::string last;
+  auto reply = [&] {
+    std::string line;
+    char c;
+    for (;;) {
+      if (::recv(fd, &c, 1, 0) != 1)
+        return std::string{};
+      line += c;
+      if (c == '\n') {
+        if (line.size() < 4 || line[3] != '-')
+          return line;
+        line.clear();
+      }
+    }
+  };
+  auto say = [&](const std::string& cmd) {
+    auto text = cmd + "\r\n";
+    ::send(fd, text.data(), text.size(), MSG_NOSIGNAL);
+    return reply();
+  };
+  bool ok = false;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      reply().rfind("220", 0) == 0 &&
+      say("EHLO probe.example.io").rfind("250", 0) == 0 &&
+      say("MAIL FROM:<>").rfind("250", 0) == 0)
+    ok = say("RCPT TO:<box000@load.postfix.test>").rfind("250", 0) == 0;
+  say("QUIT");
+  ::close(fd);
+  return ok;
 }
 
 struct postfix_env {
@@ -158,6 +205,10 @@ TEST_SUITE("http.postfix" * doctest::skip()) {
     // The service's default politeness (4 sessions, 2 connections/s per MX
     // host, 20 RCPTs per session), sharing and the result cache on.
     postfix_env env{{{"MAILASSAY_CREDITS_SIGNUP_GRANT", "1000"}}};
+    REQUIRE_MESSAGE(serves_load_domain(env.mta),
+                    "the Postfix on " << env.mta.ip << ":" << env.mta.port
+                                      << " has no load.postfix.test: run "
+                                         "scripts/lib/test-postfix.sh");
     auto run = env.load(1000, 100);
     auto pct = [&](double p) {
       return run.latencies_ms[static_cast<std::size_t>(
