@@ -146,9 +146,18 @@ core::smtp::address_outcome unplanned(std::string address, std::string_view why,
 // -- sessions and host slots
 // ------------------------------------------------------
 
+/// Hosts the per-host counters keep; beyond it, hosts without an open
+/// session are dropped (their series start again when used again), so a
+/// process that meets many MX hosts keeps neither memory nor /metrics
+/// series for each one it ever met.
+constexpr std::size_t max_host_counters = 1000;
+
 void host_opened(scheduler_counters& c, const std::string& host) {
   ++c.sessions;
   std::lock_guard guard{c.host_mutex};
+  if (c.host_table.size() >= max_host_counters && !c.host_table.contains(host))
+    std::erase_if(c.host_table,
+                  [](const auto& kv) { return kv.second.open == 0; });
   auto& h = c.host_table[host];
   ++h.open;
   ++h.opened;
@@ -162,9 +171,9 @@ void host_closed(scheduler_counters& c, const std::string& host,
     ++bucket;
   ++c.rcpts[bucket];
   std::lock_guard guard{c.host_mutex};
-  auto& h = c.host_table[host];
-  if (h.open > 0)
-    --h.open;
+  auto it = c.host_table.find(host);
+  if (it != c.host_table.end() && it->second.open > 0)
+    --it->second.open;
 }
 
 void start_session(self_ptr self, const std::string& key, route_state& rt,

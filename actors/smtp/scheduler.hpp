@@ -181,7 +181,8 @@ struct scheduler_counters {
   /// Sessions by RCPTs sent (`rcpt_buckets`, then the rest).
   std::array<std::atomic<std::uint64_t>, rcpt_buckets.size() + 1> rcpts{};
 
-  /// Returns the sessions per MX host.
+  /// Returns the sessions per MX host (at most 1000 hosts are kept: beyond
+  /// that, hosts without an open session are forgotten).
   std::map<std::string, host_counters> hosts() const;
 
   /// The per-host table (the scheduler writes it on each open and close).

@@ -518,6 +518,30 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK(fx.counters->catch_all_probes == 1);
   }
 
+  TEST_CASE("the per-host counters keep at most 1000 hosts") {
+    fixture fx;
+    auto c = fixture::config();
+    c.allow_private_targets = {"10.0.0.0/8"};
+    fx.start(c);
+    // MX hosts given as IP literals: no lookup.
+    for (int i = 0; i < 1100; ++i) {
+      std::string ip = "10.0.";
+      ip.append(std::to_string(i / 250))
+          .append(".")
+          .append(std::to_string(i % 250 + 1));
+      std::string domain = "h";
+      domain.append(std::to_string(i)).append(".test");
+      fx.ask(user(i, domain), 5000ms, {ip});
+      fx.ended(fx.runner->opened.back().id, refused());
+      CHECK(fx.counters->hosts().size() <= 1000);
+    }
+    CHECK(fx.runner->opened.size() == 1100);
+    // A host with an open session is never forgotten.
+    fx.ask("ann@open.test", 5000ms, {"10.9.9.9"});
+    auto hosts = fx.counters->hosts();
+    CHECK(hosts["10.9.9.9"].open == 1);
+  }
+
   TEST_CASE("stop answers every caller") {
     fixture fx;
     fx.start();
