@@ -67,7 +67,10 @@ object_reader::object_reader(const json& obj,
                              std::initializer_list<const char*> allowed,
                              std::string prefix)
     : obj_(obj), prefix_(std::move(prefix)) {
-  for (auto& [key, value] : obj_.items()) {
+  for (auto& item : obj_.items()) {
+    // Not a structured binding: clang 14 (the fuzz build) cannot capture
+    // one in a lambda.
+    const auto& key = item.key();
     bool known = std::any_of(allowed.begin(), allowed.end(),
                              [&](const char* a) { return key == a; });
     if (!known)

@@ -113,6 +113,11 @@ std::optional<std::string_view> query_args::get(std::string_view name) const {
 
 std::vector<std::string> query_args::problems(std::string_view allowed) const {
   std::vector<std::string> out;
+  // Names shortened alike (`shown`) give one message, not two.
+  auto add = [&out](std::string message) {
+    if (std::find(out.begin(), out.end(), message) == out.end())
+      out.push_back(std::move(message));
+  };
   for (std::size_t i = 0; i < items_.size(); ++i) {
     const auto& name = items_[i].first;
     bool seen_before = std::any_of(
@@ -121,14 +126,14 @@ std::vector<std::string> query_args::problems(std::string_view allowed) const {
     if (seen_before)
       continue;
     if (!listed(allowed, name)) {
-      out.push_back("query parameter " + shown(name) + " should not exist");
+      add("query parameter " + shown(name) + " should not exist");
       continue;
     }
     bool repeated = std::any_of(
         items_.begin() + static_cast<std::ptrdiff_t>(i) + 1, items_.end(),
         [&](const auto& p) { return p.first == name; });
     if (repeated)
-      out.push_back("query parameter " + name + " must be given only once");
+      add("query parameter " + shown(name) + " must be given only once");
   }
   return out;
 }

@@ -97,6 +97,18 @@ std::string_view trim_ows(std::string_view s) {
   return s;
 }
 
+// A value the way the parser reads a number or a coding in it: whitespace
+// before it (the parser skips SP and HTAB there), spaces only after it (a
+// tab after a Content-Length or after `chunked` is an error to the parser,
+// or makes it read another coding).
+std::string_view trim_value(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ')
+    s.remove_suffix(1);
+  return s;
+}
+
 // Text of the request quoted in a message: at most 64 bytes.
 std::string quoted(std::string_view s) {
   constexpr std::size_t most = 64;
@@ -118,6 +130,29 @@ head_facts refuse(int status, std::string message) {
 bool known_method(std::string_view m) {
   return m == "GET" || m == "POST" || m == "HEAD" || m == "PUT" ||
          m == "PATCH" || m == "DELETE" || m == "OPTIONS";
+}
+
+// Whether the authority of an absolute-form target (up to its path or
+// query) holds only what http_parser admits there: userinfo characters,
+// brackets of an IPv6 address, one `@` (RFC 3986 §3.2).
+bool authority_ok(std::string_view rest) {
+  // "http://" alone ends the target where the parser wants a host.
+  if (rest.empty())
+    return false;
+  auto authority = rest.substr(0, rest.find_first_of("/?"));
+  int ats = 0;
+  for (unsigned char c : authority) {
+    if (c == '@') {
+      if (++ats > 1)
+        return false;
+      continue;
+    }
+    bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                 (c >= '0' && c <= '9');
+    if (!alnum && (c == 0 || !std::strchr("-_.!~*'()%;:&=+$,[]", c)))
+      return false;
+  }
+  return true;
 }
 
 // A line of the head without its end (CRLF, or a bare LF). A CR elsewhere
@@ -181,6 +216,9 @@ request_line check_request_line(std::string_view text) {
   if (!origin && !asterisk && !absolute)
     return fail(400, "Malformed request line: the request target is not a "
                      "path");
+  if (absolute && !authority_ok(target.substr(scheme_end + 3)))
+    return fail(400, "Malformed request line: a bad host in the request "
+                     "target");
   out.http10 = version[7] == '0';
   // The router also takes the path with a trailing slash.
   constexpr std::string_view upload = "/v2/batch/upload";
@@ -253,6 +291,7 @@ head_facts check_head(std::string_view head, const head_limits& limits) {
   std::size_t chunked = 0;
   bool has_length = false;
   bool has_encoding = false;
+  bool malformed_encoding = false;
   std::string_view unknown_coding;
   std::string_view name;
   std::string_view value;
@@ -271,6 +310,11 @@ head_facts check_head(std::string_view head, const head_limits& limits) {
                              " header fields");
     // Most fields are none of these: their length says so.
     auto n = name.size();
+    // http_parser takes any name starting with Transfer-Encoding for one
+    // (its flag is set on the prefix) and then refuses the request.
+    if (n > 17 && iequals(name.substr(0, 17), "transfer-encoding"))
+      return refuse(400, "Malformed header field: " + quoted(name) +
+                             " is too close to Transfer-Encoding");
     if (n != 14 && n != 17 && n != 4) {
       p = end + 1;
       continue;
@@ -279,7 +323,7 @@ head_facts check_head(std::string_view head, const head_limits& limits) {
       if (has_length)
         return refuse(400, "Content-Length given more than once");
       has_length = true;
-      auto digits = trim_ows(value);
+      auto digits = trim_value(value);
       if (digits.empty())
         return refuse(400, "Invalid Content-Length");
       std::uint64_t n = 0;
@@ -292,7 +336,19 @@ head_facts check_head(std::string_view head, const head_limits& limits) {
       f.length = n;
       f.length_at = p;
     } else if (iequals(name, "transfer-encoding")) {
+      // One field line: how the parser combines several is its own affair.
+      if (has_encoding)
+        return refuse(400, "Transfer-Encoding given more than once");
       has_encoding = true;
+      // The one value accepted: `chunked` alone, as the parser matches it
+      // (it takes `chunked,` or `chunked<TAB>` for another coding and then
+      // refuses the request).
+      if (iequals(trim_value(value), "chunked")) {
+        ++chunked;
+        p = end + 1;
+        continue;
+      }
+      bool chunked_here = false;
       // A list (RFC 9110 §5.6.1): empty elements are allowed and ignored.
       for (auto rest = value; !rest.empty();) {
         auto comma = rest.find(',');
@@ -302,10 +358,12 @@ head_facts check_head(std::string_view head, const head_limits& limits) {
         if (coding.empty())
           continue;
         if (iequals(coding, "chunked"))
-          ++chunked;
+          chunked_here = true;
         else if (unknown_coding.empty())
           unknown_coding = coding;
       }
+      if (chunked_here && unknown_coding.empty())
+        malformed_encoding = true;
     } else if (iequals(name, "host")) {
       ++hosts;
     } else if (iequals(name, "x-body-refused")) {
@@ -322,6 +380,8 @@ head_facts check_head(std::string_view head, const head_limits& limits) {
   if (!unknown_coding.empty())
     return refuse(501, "Transfer coding " + quoted(unknown_coding) +
                            " is not implemented (only chunked)");
+  if (malformed_encoding)
+    return refuse(400, "Malformed Transfer-Encoding: only 'chunked', alone");
   if (has_encoding && chunked != 1)
     return refuse(400, chunked ? "Transfer coding chunked given more than once"
                                : "Transfer-Encoding names no coding");
@@ -356,7 +416,20 @@ head_facts check_head_start(std::string_view start, const head_limits& limits) {
 int check_trailer_line(std::string_view text, std::string& message) {
   std::string_view name;
   std::string_view value;
-  return check_field(text, message, name, value);
+  if (int status = check_field(text, message, name, value))
+    return status;
+  // RFC 9110 §6.5.1: framing and routing fields have no place in a trailer
+  // (and the parser reads Content-Length and Transfer-Encoding there as in
+  // the head, refusing what it does not like).
+  bool framing =
+      iequals(name, "content-length") || iequals(name, "host") ||
+      iequals(name, "connection") || iequals(name, "upgrade") ||
+      (name.size() >= 17 && iequals(name.substr(0, 17), "transfer-encoding"));
+  if (framing) {
+    message = "Trailer field " + quoted(name) + " is not allowed";
+    return 400;
+  }
+  return 0;
 }
 
 } // namespace mailassay::http

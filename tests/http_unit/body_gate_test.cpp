@@ -218,7 +218,8 @@ TEST_SUITE("http.body_gate") {
     CHECK(r.refused == 400);
     CHECK(r.out.substr(0, get.size()) == get);
     for (auto trailer :
-         {"X-Body-Refused: 1", " folded", "No colon", "Bad name: 1"}) {
+         {"X-Body-Refused: 1", " folded", "No colon", "Bad name: 1",
+          "Content-Length: 5", "Transfer-Encoding: chunked", "Host: y"}) {
       CAPTURE(trailer);
       body_gate h{limits};
       auto input = chunked_head + chunk("abc") + "0\r\n" + trailer + "\r\n\r\n";
@@ -258,6 +259,10 @@ TEST_SUITE("http.body_gate") {
             {"GET / HTTP/1.1\r\n" + ok_fields, 0},
             {"GET / HTTP/1.0\r\n\r\n", 0},
             {"GET http://x.example/health HTTP/1.1\r\n" + ok_fields, 0},
+            {"GET http://u:p@[::1]:80?q HTTP/1.1\r\n" + ok_fields, 0},
+            {"GET http://x.exam\xb6ple/ HTTP/1.1\r\n" + ok_fields, 400},
+            {"GET http://a@b@c/ HTTP/1.1\r\n" + ok_fields, 400},
+            {"GET http:// HTTP/1.1\r\n" + ok_fields, 400},
             {"OPTIONS * HTTP/1.1\r\n" + ok_fields, 0},
             {"GET /a?b=c,d;e#f HTTP/1.1\r\n" + ok_fields, 0},
             {"GET /\xC3\xA9 HTTP/1.1\r\n" + ok_fields, 0},
@@ -312,6 +317,23 @@ TEST_SUITE("http.body_gate") {
              "Transfer-Encoding: chunked\r\n\r\n",
              400},
             {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: ,\r\n\r\n", 400},
+            // Found by fuzz/request_gate_fuzz.cpp: values http_parser reads
+            // otherwise than the RFC's list syntax.
+            {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: "
+             "chunked\t\r\n\r\n",
+             400},
+            {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: "
+             "chunked,\r\n\r\n",
+             400},
+            {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: , "
+             "chunked\r\n\r\n",
+             400},
+            {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: \tchunked  "
+             "\r\n\r\n",
+             0},
+            {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\t\r\n\r\n", 400},
+            {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encodingh: 1\r\n\r\n",
+             400},
             {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: CHUNKED\r\n\r\n",
              0},
             {"POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400},
