@@ -17,8 +17,8 @@
 #include "core/base/expected.hpp"
 #include "core/dns/route.hpp"
 #include "core/smtp/outcome.hpp"
-#include "core/smtp/target.hpp"
 #include "core/smtp/session.hpp"
+#include "core/smtp/target.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
@@ -149,12 +149,26 @@ struct host_wake {
 /// Answers every caller and ends the scheduler; replies true.
 struct scheduler_stop {};
 
+/// New politeness towards each MX host (a configuration reload, SIGHUP):
+/// the next session follows it, sessions already open stay open; routes
+/// planned from now on cap their sessions at `max_rcpts_per_session`.
+/// Replies true once it is in force.
+struct scheduler_politeness {
+  /// Sessions open at once per MX host (0: unlimited).
+  std::size_t max_sessions_per_host = 4;
+  /// New connections per second per MX host (0: unlimited).
+  std::int64_t connections_per_second_per_host = 2;
+  /// RCPT commands per session.
+  std::size_t max_rcpts_per_session = 20;
+};
+
 /// The scheduler's typed interface.
 using scheduler_actor = caf::typed_actor<
     caf::replies_to<probe_address>::with<core::smtp::address_outcome>,
     caf::reacts_to<session_idle>, caf::reacts_to<session_ended>,
     caf::reacts_to<mx_addresses>, caf::reacts_to<route_wake>,
-    caf::reacts_to<host_wake>, caf::replies_to<scheduler_stop>::with<bool>>;
+    caf::reacts_to<host_wake>, caf::replies_to<scheduler_stop>::with<bool>,
+    caf::replies_to<scheduler_politeness>::with<bool>>;
 
 } // namespace smtp
 
@@ -200,5 +214,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::mx_addresses)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::route_wake)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::host_wake)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::scheduler_stop)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::scheduler_politeness)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::validation::smtp_job)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::validation::job_routed)

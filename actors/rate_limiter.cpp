@@ -70,9 +70,9 @@ limit_decision to_decision(const bucket_list<Bucket>& list,
   return out;
 }
 
-std::optional<window_spec> ip_window(const rate_limiter_options& opts,
+std::optional<window_spec> ip_window(std::int64_t ip_per_minute,
                                      const ip_scope& ip) {
-  auto limit = ip.per_minute.value_or(opts.ip_per_minute);
+  auto limit = ip.per_minute.value_or(ip_per_minute);
   if (limit <= 0)
     return std::nullopt;
   return window_spec{limit, core::limits::minute};
@@ -151,7 +151,8 @@ struct limiter_tables {
 /// What the facade and the sweeping actor share: the tables behind one
 /// mutex, the counters, and the time the sweep uses.
 struct limiter_shared {
-  explicit limiter_shared(const rate_limiter_options& o) : opts(o), tables(o) {}
+  explicit limiter_shared(const rate_limiter_options& o)
+      : opts(o), tables(o), ip_per_minute(o.ip_per_minute) {}
 
   limit_decision check(const limit_check& c);
   limit_decision peek(const limit_check& c) const;
@@ -161,6 +162,8 @@ struct limiter_shared {
   mutable std::mutex mtx;
   // Guarded by mtx:
   limiter_tables tables;
+  // The default per-IP limit (`opts.ip_per_minute` until a reload).
+  std::int64_t ip_per_minute;
   // Caller time is the only truth for buckets; the actor clock only
   // measures how long ago the last check came, so the tick can sweep at
   // "last caller time + elapsed" when traffic has stopped.
@@ -197,7 +200,7 @@ limit_decision limiter_shared::check(const limit_check& c) {
   auto now = c.now;
   bucket_list<token_bucket> list;
   if (c.ip)
-    if (auto spec = ip_window(opts, *c.ip))
+    if (auto spec = ip_window(ip_per_minute, *c.ip))
       list.add(&one_window(t.ip, c.ip->ip, *spec, now), "ip");
   if (c.key) {
     key_specs specs{c.key->limits};
@@ -250,7 +253,7 @@ limit_decision limiter_shared::peek(const limit_check& c) const {
     list.add(b, scope);
   };
   if (c.ip)
-    if (auto spec = ip_window(opts, *c.ip))
+    if (auto spec = ip_window(ip_per_minute, *c.ip))
       one(t.ip, c.ip->ip, *spec, "ip");
   std::optional<multi_window> reshaped;
   if (c.key) {
@@ -402,6 +405,12 @@ limit_decision rate_limiter::peek(const limit_check& c) const {
   auto& sh = *shared_;
   std::lock_guard<std::mutex> guard{sh.mtx};
   return sh.peek(c);
+}
+
+void rate_limiter::set_ip_per_minute(std::int64_t limit) {
+  auto& sh = *shared_;
+  std::lock_guard<std::mutex> guard{sh.mtx};
+  sh.ip_per_minute = limit;
 }
 
 const limiter_gauges& rate_limiter::gauges() const {

@@ -162,6 +162,12 @@ public:
   /// used (an absent bucket reports a full window). Thread-safe.
   limit_decision peek(const limit_check& c) const;
 
+  /// Changes the default per-IP limit (`rate_limiter_options::ip_per_minute`)
+  /// from the next check on: a reload (SIGHUP). Buckets already held take
+  /// the new window when next checked, keeping the tokens used.
+  /// Thread-safe.
+  void set_ip_per_minute(std::int64_t limit);
+
   /// Returns the limiter's counters.
   const limiter_gauges& gauges() const;
 

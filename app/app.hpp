@@ -1,11 +1,19 @@
 #pragma once
 
+#include "actors/validation/validator.hpp"
+#include "config/settings.hpp"
+
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "actors/validation/validator.hpp"
-#include "config/settings.hpp"
+namespace mailassay::actors {
+class rate_limiter;
+class batch_runner;
+namespace smtp {
+class scheduler;
+} // namespace smtp
+} // namespace mailassay::actors
 
 namespace mailassay::app {
 
@@ -35,8 +43,8 @@ int check(const config::settings& cfg, const std::vector<std::string>& inputs,
 
 /// Options of `mailassay batch`.
 struct batch_options {
-  std::string file;   ///< CSV path, or "-" for stdin.
-  std::string out;    ///< Results CSV path; empty or "-": stdout.
+  std::string file; ///< CSV path, or "-" for stdin.
+  std::string out;  ///< Results CSV path; empty or "-": stdout.
   bool smtp = false;
   bool deduplicate = true;
   std::string email_column;
@@ -47,8 +55,35 @@ struct batch_options {
 /// run locally, with a progress bar on stderr.
 int batch(const config::settings& cfg, const batch_options& opt);
 
-/// `mailassay serve`.
-int serve(const config::settings& cfg);
+/// `mailassay serve`: runs until SIGINT/SIGTERM; SIGHUP reloads the
+/// settings from `file` (or MAILASSAY_CONFIG) and the environment.
+int serve(config::settings& cfg, const std::optional<std::string>& file);
+
+/// `mailassay status`: reads /metrics of the running server at `url`
+/// (http://host:port; empty: the configured `http.address` and
+/// `http.port`, 127.0.0.1 for a wildcard address) and prints its pool
+/// gauges as tables. Returns 1 when the server cannot be read.
+int status(const config::settings& cfg, const std::string& url);
+
+/// What a reload changes in a running server.
+struct reload_targets {
+  /// The settings the server's threads read (its live values change).
+  config::settings* current = nullptr;
+  /// Takes the new default per-IP limit.
+  actors::rate_limiter* limiter = nullptr;
+  /// Takes the new batch pacing.
+  actors::batch_runner* batches = nullptr;
+  /// Takes the new per-host politeness; null when SMTP is off.
+  actors::smtp::scheduler* scheduler = nullptr;
+};
+
+/// Reloads the settings (SIGHUP): reads `file` (or MAILASSAY_CONFIG) and
+/// the environment again and checks them as at start-up. Invalid: nothing
+/// changes and the log says why (`config_reload_refused`). Valid: applies
+/// per-host SMTP politeness, the rate limits, the log level and the batch
+/// pacing (`config_reloaded` lists what changed) and names the changed
+/// settings that take a restart (`config_needs_restart`).
+void reload(const std::optional<std::string>& file, const reload_targets& t);
 
 /// `mailassay admin create-org`.
 int admin_create_org(const config::settings& cfg, const std::string& name,

@@ -67,6 +67,13 @@ int main(int argc, char** argv) {
   batch->add_flag("--progress", batch_opt.progress,
                   "Draw the progress bar even when stderr is not a terminal");
 
+  auto* status = cli.add_subcommand(
+    "status", "Print the live pool gauges of a running server (its /metrics)");
+  std::string status_url;
+  status->add_option("--url", status_url,
+                     "The server, http://host:port (default: http.address "
+                     "and http.port of the configuration)");
+
   auto* routes = cli.add_subcommand("routes", "Print the HTTP route table");
   auto* cfg_cmd = cli.add_subcommand(
     "config", "Print every setting with its variable and default");
@@ -79,14 +86,19 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*cfg_cmd) {
+    // "[reload]": a running server applies it on SIGHUP; "[restart]":
+    // it takes a restart (pool sizes, sockets, storage).
     for (auto& d : config::describe())
       std::cout << d.env_name << "=" << d.default_value << "\t# "
+                << (d.reloadable ? "[reload] " : "[restart] ")
                 << d.description << "\n";
     return 0;
   }
   auto cfg = app::load_settings_or_exit(config_file);
   if (*serve)
-    return app::serve(cfg);
+    return app::serve(cfg, config_file);
+  if (*status)
+    return app::status(cfg, status_url);
   if (*check)
     return app::check(cfg, addresses, format == "table");
   if (*batch) {

@@ -26,18 +26,19 @@ namespace mailassay::app {
 
 namespace {
 
-// Blocks SIGINT/SIGTERM in this thread and every thread it starts later, so
-// that only `wait_for_stop_signal` receives them.
-sigset_t block_stop_signals() {
+// Blocks SIGINT/SIGTERM (stop) and SIGHUP (reload) in this thread and every
+// thread it starts later, so that only `wait_for_signal` receives them.
+sigset_t block_signals() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   return set;
 }
 
-int wait_for_stop_signal(const sigset_t& set) {
+int wait_for_signal(const sigset_t& set) {
   int sig = 0;
   sigwait(&set, &sig);
   return sig;
@@ -209,20 +210,23 @@ void add_smtp_gauges(http::metrics& stats,
                 "\"}";
     counter(std::move(name), "SMTP answers by class.", &c->answers[i]);
   }
-  // Cumulative, as a Prometheus histogram's buckets are.
-  for (std::size_t b = 0; b <= actors::smtp::rcpt_buckets.size(); ++b) {
-    auto le = b < actors::smtp::rcpt_buckets.size()
+  stats.add_histogram(
+      "mailassay_smtp_rcpts_per_session",
+      "RCPT commands each SMTP session sent (catch-all probes included).", [c] {
+        http::metrics::histogram_reading r;
+        std::uint64_t n = 0;
+        for (std::size_t b = 0; b <= actors::smtp::rcpt_buckets.size(); ++b) {
+          n += c->rcpts[b].load();
+          r.buckets.emplace_back(
+              b < actors::smtp::rcpt_buckets.size()
                   ? std::to_string(actors::smtp::rcpt_buckets[b])
-                  : std::string{"+Inf"};
-    stats.add_gauge(
-        "mailassay_smtp_rcpts_per_session_bucket{le=\"" + le + "\"}",
-        "SMTP sessions by RCPT commands sent (cumulative).", [c, b] {
-          std::uint64_t n = 0;
-          for (std::size_t k = 0; k <= b; ++k)
-            n += c->rcpts[k].load();
-          return static_cast<double>(n);
-        });
-  }
+                  : std::string{"+Inf"},
+              n);
+        }
+        r.count = n;
+        r.sum = static_cast<double>(c->rcpts_sent.load());
+        return r;
+      });
   auto per_host = [c](std::uint64_t actors::smtp::host_counters::*field) {
     return [c, field] {
       std::vector<std::pair<std::string, double>> out;
@@ -287,9 +291,9 @@ void limit_malloc_arenas() {
 
 } // namespace
 
-int serve(const config::settings& cfg) {
+int serve(config::settings& cfg, const std::optional<std::string>& file) {
   limit_malloc_arenas();
-  auto signals = block_stop_signals();
+  auto signals = block_signals();
   actors::init_logging(cfg.log.level);
   if (!security::init_crypto()) {
     std::cerr << "mailassay: cannot initialise libsodium\n";
@@ -392,7 +396,9 @@ int serve(const config::settings& cfg) {
                       {{"address", cfg.http.address},
                        {"port", std::to_string(cfg.http.port)},
                        {"version", MAILASSAY_VERSION}});
-    auto sig = wait_for_stop_signal(signals);
+    auto sig = wait_for_signal(signals);
+    for (; sig == SIGHUP; sig = wait_for_signal(signals))
+      reload(file, {&cfg, &limiter, &batches, scheduler.get()});
     actors::log_event(actors::log_level::info, "stopping",
                       {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
     srv.drain_and_stop(10000);

@@ -505,6 +505,29 @@ const std::vector<key_spec>& registry() {
   return keys;
 }
 
+// What a running server applies on a reload (app/reload.cpp); everything
+// else sizes a pool, opens a socket or a database, or is read once at start.
+bool reloadable(const key_spec& k) {
+  static const std::vector<std::string> live = {
+    "log.level",
+    "limits.ip_per_minute",
+    "limits.key_per_minute",
+    "limits.key_per_hour",
+    "limits.key_per_day",
+    "limits.widget_device_per_minute",
+    "limits.widget_ip_per_minute",
+    "limits.login_ip_per_minute",
+    "limits.login_account_per_hour",
+    "limits.signup_ip_per_hour",
+    "batch.rate_under_load",
+    "smtp.max_sessions_per_host",
+    "smtp.connections_per_second_per_host",
+    "smtp.max_rcpts_per_session",
+  };
+  return std::find(live.begin(), live.end(), k.section + "." + k.key)
+         != live.end();
+}
+
 std::string env_name(const key_spec& k) {
   return "MAILASSAY_" + upper(k.section) + "_" + upper(k.key);
 }
@@ -608,8 +631,28 @@ std::vector<key_doc> describe() {
   std::vector<key_doc> out;
   settings defaults;
   for (auto& k : registry())
-    out.push_back(
-      {k.section, k.key, env_name(k), k.show(defaults), k.description});
+    out.push_back({k.section, k.key, env_name(k), k.show(defaults),
+                   k.description, reloadable(k)});
+  return out;
+}
+
+std::vector<key_change> changes(const settings& before, const settings& after) {
+  std::vector<key_change> out;
+  for (auto& k : registry()) {
+    auto was = k.show(before), now = k.show(after);
+    // The JWT secret shows as "(generated)" either way.
+    bool differs = k.section == "auth" && k.key == "jwt_secret"
+                     ? before.auth.jwt_secret != after.auth.jwt_secret
+                     : was != now;
+    if (!differs)
+      continue;
+    key_change c{k.section + "." + k.key, {}, {}, reloadable(k)};
+    if (c.reloadable) {
+      c.before = std::move(was);
+      c.after = std::move(now);
+    }
+    out.push_back(std::move(c));
+  }
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/base/expected.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -9,6 +10,37 @@
 #include <vector>
 
 namespace mailassay::config {
+
+/// An integer setting that a running server changes on a reload (SIGHUP)
+/// while other threads read it: loads and stores are atomic (relaxed: each
+/// value stands alone), so readers take no lock and see the old value or the
+/// new one. Reads like the integer it holds.
+class live_int {
+public:
+  /// Holds `v`.
+  live_int(std::int64_t v = 0) : v_(v) {}
+  /// Copies the value `o` holds now.
+  live_int(const live_int& o) : v_(o.get()) {}
+  /// Takes the value `o` holds now.
+  live_int& operator=(const live_int& o) {
+    set(o.get());
+    return *this;
+  }
+  /// Takes `v`.
+  live_int& operator=(std::int64_t v) {
+    set(v);
+    return *this;
+  }
+  /// Returns the value.
+  operator std::int64_t() const { return get(); }
+  /// Returns the value.
+  std::int64_t get() const { return v_.load(std::memory_order_relaxed); }
+  /// Replaces the value.
+  void set(std::int64_t v) { v_.store(v, std::memory_order_relaxed); }
+
+private:
+  std::atomic<std::int64_t> v_;
+};
 
 /// `[http]`: the listening socket and request limits.
 struct http_settings {
@@ -58,21 +90,22 @@ struct log_settings {
 };
 
 /// `[limits]`: rate limits (docs/rate-limits.md).
+/// Every limit but `enabled` changes on a reload (SIGHUP).
 struct limits_settings {
-  std::int64_t ip_per_minute = 100;
+  live_int ip_per_minute = 100;
   /// Limits a new key gets when its creation names none; 0 = unlimited.
-  std::int64_t key_per_minute = 0;
-  std::int64_t key_per_hour = 0;
-  std::int64_t key_per_day = 0;
+  live_int key_per_minute = 0;
+  live_int key_per_hour = 0;
+  live_int key_per_day = 0;
   /// Widget anti-abuse windows per minute; 0 = unlimited.
-  std::int64_t widget_device_per_minute = 10;
-  std::int64_t widget_ip_per_minute = 60;
+  live_int widget_device_per_minute = 10;
+  live_int widget_ip_per_minute = 60;
   /// Login attempts per minute per client IP; 0 = unlimited.
-  std::int64_t login_ip_per_minute = 30;
+  live_int login_ip_per_minute = 30;
   /// Failed logins per hour per account (the email given); 0 = unlimited.
-  std::int64_t login_account_per_hour = 10;
+  live_int login_account_per_hour = 10;
   /// Sign-ups per hour per client IP; 0 = unlimited.
-  std::int64_t signup_ip_per_hour = 10;
+  live_int signup_ip_per_hour = 10;
   /// false (benchmarks only): no rate limiter and no usage recording.
   bool enabled = true;
 };
@@ -121,7 +154,8 @@ struct batch_settings {
   int checkpoint_rows = 2000; ///< Results written per checkpoint (at most).
   int nice = 19; ///< Niceness of the threads running batch work (0-19).
   /// Addresses/s per job while real-time validations arrive; 0: no cap.
-  std::int64_t rate_under_load = 10000;
+  /// Changes on a reload (SIGHUP).
+  live_int rate_under_load = 10000;
   /// Waits before a greylisted address of an SMTP job is probed again.
   std::vector<std::int64_t> greylist_retry_ms{60000, 240000, 600000};
 };
@@ -182,9 +216,30 @@ struct key_doc {
   std::string env_name;
   std::string default_value;
   std::string description;
+  /// Applied by a running server on a reload (SIGHUP); false: the setting
+  /// takes a restart (pool sizes, sockets, storage, ...).
+  bool reloadable = false;
 };
 
 /// Lists every setting with its default and variable.
 std::vector<key_doc> describe();
+
+/// A setting whose value differs between two loads.
+struct key_change {
+  /// "section.key".
+  std::string name;
+  /// The value before, as `mailassay config` shows it (reloadable
+  /// settings only: the others may hold secrets, a database URL's password).
+  std::string before;
+  /// The value after (reloadable settings only).
+  std::string after;
+  /// Whether a running server applies it on a reload (SIGHUP); otherwise
+  /// it takes a restart.
+  bool reloadable = false;
+};
+
+/// Returns the settings whose values differ from `before` to `after`, in
+/// the registry's order.
+std::vector<key_change> changes(const settings& before, const settings& after);
 
 } // namespace mailassay::config

@@ -41,7 +41,8 @@ std::optional<actors::window_scope> admit_login(const call& c,
   const auto& limits = c.svc->cfg.limits;
   actors::window_scope account{
       core::ascii_lower(email),
-      limits.enabled ? limits.login_account_per_hour : 0, core::limits::hour};
+      limits.enabled ? limits.login_account_per_hour.get() : 0,
+      core::limits::hour};
   if (!limits.enabled)
     return account;
   actors::limit_check ip;

@@ -74,6 +74,12 @@ void metrics::add_gauge_family(std::string name, std::string help,
   families_.push_back({std::move(name), std::move(help), std::move(read)});
 }
 
+void metrics::add_histogram(std::string name, std::string help,
+                            histogram_reader read) {
+  std::lock_guard guard{mtx_};
+  histograms_.push_back({std::move(name), std::move(help), std::move(read)});
+}
+
 std::string metrics::render() const {
   std::lock_guard guard{mtx_};
   auto requests = overflow_;
@@ -142,6 +148,16 @@ std::string metrics::render() const {
       std::snprintf(buf, sizeof buf, "%.17g", value);
       out += f.name + "{" + labels + "} " + buf + "\n";
     }
+  }
+  for (const auto& h : histograms_) {
+    auto r = h.read();
+    out += "# HELP " + h.name + " " + h.help + "\n# TYPE " + h.name +
+           " histogram\n";
+    for (const auto& [le, n] : r.buckets)
+      out += h.name + "_bucket{le=\"" + le + "\"} " + std::to_string(n) + "\n";
+    std::snprintf(buf, sizeof buf, "%.17g", r.sum);
+    out += h.name + "_sum " + buf + "\n";
+    out += h.name + "_count " + std::to_string(r.count) + "\n";
   }
   return out;
 }

@@ -58,6 +58,24 @@ public:
   /// `name{labels} value` per pair; the labels must be escaped already.
   void add_gauge_family(std::string name, std::string help, series_reader read);
 
+  /// A histogram as it stands at render time.
+  struct histogram_reading {
+    /// (upper bound as written in `le`, observations at or below it),
+    /// cumulative, in increasing order; "+Inf" last.
+    std::vector<std::pair<std::string, std::uint64_t>> buckets;
+    /// Sum of the observed values.
+    double sum = 0;
+    /// Number of observations.
+    std::uint64_t count = 0;
+  };
+
+  /// Reads a histogram at render time.
+  using histogram_reader = std::function<histogram_reading()>;
+
+  /// Adds a histogram read at render time: `name_bucket{le}`, `name_sum`
+  /// and `name_count` under one HELP and `TYPE histogram`.
+  void add_histogram(std::string name, std::string help, histogram_reader read);
+
   /// Renders every metric in Prometheus text format 0.0.4.
   std::string render() const;
 
@@ -72,6 +90,10 @@ private:
   struct family {
     std::string name, help;
     series_reader read;
+  };
+  struct histogram {
+    std::string name, help;
+    histogram_reader read;
   };
   struct slot {
     /// 0 free, 1 being claimed, 2 ready (route and status readable).
@@ -92,6 +114,7 @@ private:
   std::map<std::pair<std::string, int>, std::uint64_t> overflow_;
   std::vector<gauge> gauges_;
   std::vector<family> families_;
+  std::vector<histogram> histograms_;
 };
 
 } // namespace mailassay::http

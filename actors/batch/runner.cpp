@@ -295,6 +295,8 @@ core::batch::millis steady_millis() {
 // p99: docs/performance.md, "Batch jobs").
 bool paced_allows(supervisor* self, core::batch::millis now) {
   auto& st = self->state;
+  // The rate may have changed since the job started (a reload, SIGHUP).
+  st.pace.set_rate(st.env->cfg.rate_under_load, now);
   if (st.env->realtime_count)
     st.pace.observe(st.env->realtime_count(), now);
   if (st.pace.allows(now))
@@ -575,10 +577,10 @@ void claim(runner* self) {
       });
 }
 
-caf::behavior runner_fn(runner* self, batch_runner_env env,
+caf::behavior runner_fn(runner* self, std::shared_ptr<batch_runner_env> env,
                         std::shared_ptr<batch_gauges> gauges) {
   auto& st = self->state;
-  st.env = std::make_shared<batch_runner_env>(std::move(env));
+  st.env = std::move(env);
   st.gauges = std::move(gauges);
   self->set_down_handler([self](caf::down_msg& dm) {
     auto& st = self->state;
@@ -628,8 +630,14 @@ caf::behavior runner_fn(runner* self, batch_runner_env env,
 } // namespace
 
 batch_runner::batch_runner(caf::actor_system& sys, batch_runner_env env)
-    : sys_(sys), gauges_(std::make_shared<batch_gauges>()) {
-  actor_ = sys.spawn(runner_fn, std::move(env), gauges_);
+    : sys_(sys), gauges_(std::make_shared<batch_gauges>()),
+      env_(std::make_shared<batch_runner_env>(std::move(env))) {
+  actor_ = sys.spawn(runner_fn, env_, gauges_);
+}
+
+void batch_runner::set_rate_under_load(std::int64_t rate) {
+  // Atomic (config::live_int): supervisors read it at their next group.
+  env_->cfg.rate_under_load = rate;
 }
 
 batch_runner::~batch_runner() {

@@ -75,9 +75,16 @@ public:
   /// Counters for /metrics.
   const batch_gauges& gauges() const { return *gauges_; }
 
+  /// Changes the pace of jobs while real-time validations arrive
+  /// (`batch.rate_under_load`, addresses/s; 0: no cap) from their next
+  /// group on: a reload (SIGHUP). Thread-safe.
+  void set_rate_under_load(std::int64_t rate);
+
 private:
   caf::actor_system& sys_;
   std::shared_ptr<batch_gauges> gauges_;
+  /// Shared with the runner actor and its supervisors.
+  std::shared_ptr<batch_runner_env> env_;
   caf::actor actor_;
 };
 

@@ -170,6 +170,7 @@ void host_closed(scheduler_counters& c, const std::string& host,
   while (bucket < rcpt_buckets.size() && rcpts > rcpt_buckets[bucket])
     ++bucket;
   ++c.rcpts[bucket];
+  c.rcpts_sent += rcpts;
   std::lock_guard guard{c.host_mutex};
   auto it = c.host_table.find(host);
   if (it != c.host_table.end() && it->second.open > 0)
@@ -577,6 +578,24 @@ scheduler_fn(self_ptr self, scheduler_config config,
         drive(self, w.route);
       },
       [self](host_wake& w) { pump(self, w.host); },
+      [self](scheduler_politeness& p) {
+        auto& st = self->state;
+        st.config.max_sessions_per_host = p.max_sessions_per_host;
+        st.config.connections_per_second_per_host =
+            p.connections_per_second_per_host;
+        st.config.max_rcpts_per_session = p.max_rcpts_per_session;
+        st.parts.slots->reconfigure(
+            core::smtp::host_limits_config{p.max_sessions_per_host,
+                                           p.connections_per_second_per_host},
+            now_ms(self));
+        // Routes waiting for a slot may fit now.
+        std::vector<std::string> hosts;
+        for (auto& [host, q] : st.host_queues)
+          hosts.push_back(host);
+        for (auto& host : hosts)
+          pump(self, host);
+        return true;
+      },
       [self](scheduler_stop) {
         auto& st = self->state;
         st.stopped = true;
@@ -711,6 +730,14 @@ scheduler::scheduler(caf::actor_system& sys,
 
 scheduler::~scheduler() {
   stop();
+}
+
+bool scheduler::reconfigure(const scheduler_politeness& p) {
+  bool ok = false;
+  caf::scoped_actor self{*sys_};
+  self->request(actor_, std::chrono::seconds(10), p)
+      .receive([&](bool done) { ok = done; }, [](caf::error&) {});
+  return ok;
 }
 
 void scheduler::stop() {

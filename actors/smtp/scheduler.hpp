@@ -180,6 +180,8 @@ struct scheduler_counters {
   std::array<std::atomic<std::uint64_t>, answer_classes> answers{};
   /// Sessions by RCPTs sent (`rcpt_buckets`, then the rest).
   std::array<std::atomic<std::uint64_t>, rcpt_buckets.size() + 1> rcpts{};
+  /// RCPT commands sent by every session that ended (the histogram's sum).
+  std::atomic<std::uint64_t> rcpts_sent{0};
 
   /// Returns the sessions per MX host (at most 1000 hosts are kept: beyond
   /// that, hosts without an open session are forgotten).
@@ -237,6 +239,11 @@ public:
 
   /// Returns the counters.
   const scheduler_counters& counters() const { return *counters_; }
+
+  /// Applies new per-host politeness (SIGHUP) and waits until the actor
+  /// has it; returns false when it did not answer in 10 s. Call it from
+  /// outside the actor system's threads.
+  bool reconfigure(const scheduler_politeness& politeness);
 
   /// Answers every caller in flight ("stopped"), stops the actor and the
   /// SMTP client; idempotent. Call it from outside the actor system's

@@ -59,6 +59,16 @@ void pace::take(millis now, std::int64_t addresses) {
   level_ -= addresses * unit;
 }
 
+void pace::set_rate(std::int64_t rate_under_load, millis now) {
+  if (rate_under_load == cfg_.rate_under_load)
+    return;
+  refill(now);
+  cfg_.rate_under_load = rate_under_load;
+  capacity_ =
+      std::max<std::int64_t>(rate_under_load, 0) * cfg_.burst.count() + unit;
+  level_ = std::min(level_, capacity_);
+}
+
 millis pace::next_try(millis now) const {
   if (cfg_.rate_under_load <= 0 || level_ >= unit)
     return now;

@@ -50,6 +50,14 @@ public:
   /// Takes `addresses` from the bucket at `now` (call after `allows`).
   void take(millis now, std::int64_t addresses);
 
+  /// Changes the rate from `now` on (a configuration reload): what the
+  /// bucket gained so far at the old rate stays, its capacity follows the
+  /// new rate.
+  void set_rate(std::int64_t rate_under_load, millis now);
+
+  /// Returns the rate in force (addresses/s; <= 0: never slowed).
+  std::int64_t rate() const { return cfg_.rate_under_load; }
+
   /// The earliest time after `now` at which `allows` can be true again
   /// under load (never later than `now + burst`, so a change of load is
   /// noticed soon).

@@ -44,6 +44,21 @@ void host_limits::close(std::string_view host, limits::millis now) {
     hosts_.erase(it);
 }
 
+void host_limits::reconfigure(const host_limits_config& config,
+                              limits::millis now) {
+  config_ = config;
+  for (auto& [host, e] : hosts_) {
+    if (!e.bucket)
+      continue;
+    if (config_.connections_per_second > 0)
+      e.bucket->reshape(limits::window_spec{config_.connections_per_second,
+                                            limits::millis{1000}},
+                        now);
+    else
+      e.bucket.reset();
+  }
+}
+
 std::size_t host_limits::open_sessions(std::string_view host) const {
   auto it = hosts_.find(std::string{host});
   return it == hosts_.end() ? 0 : it->second.open;

@@ -49,6 +49,11 @@ public:
 
   /// Gives back the slot of a session to `host` that has ended.
   virtual void close(std::string_view host, limits::millis now) = 0;
+
+  /// Applies new limits from `now` on (a configuration reload): sessions
+  /// already open stay open, new ones follow `config`.
+  virtual void reconfigure(const host_limits_config& config,
+                           limits::millis now) = 0;
 };
 
 /// Per-host session slots and connection-rate buckets, keyed by host name
@@ -65,6 +70,14 @@ public:
 
   /// Gives back the slot of a session to `host` that has ended.
   void close(std::string_view host, limits::millis now) override;
+
+  /// Applies new limits from `now` on; each host's connection bucket keeps
+  /// the tokens it has used (`token_bucket::reshape`).
+  void reconfigure(const host_limits_config& config,
+                   limits::millis now) override;
+
+  /// Returns the limits in force.
+  const host_limits_config& config() const { return config_; }
 
   /// Returns the sessions open to `host`.
   std::size_t open_sessions(std::string_view host) const;

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <iterator>
 #include <unistd.h>
 
@@ -76,6 +77,43 @@ TEST_SUITE("config") {
     CHECK(unknown.error_value().message.find("unknown setting http.foo")
           != std::string::npos);
     CHECK_FALSE(load(std::string{"/nonexistent/x.toml"}, {}).has_value());
+  }
+  TEST_CASE("what a reload applies: politeness, limits, log level, pacing; "
+            "pool sizes take a restart") {
+    std::map<std::string, bool> live;
+    for (auto& d : describe())
+      live[d.section + "." + d.key] = d.reloadable;
+    CHECK(live.at("smtp.max_sessions_per_host"));
+    CHECK(live.at("smtp.connections_per_second_per_host"));
+    CHECK(live.at("limits.ip_per_minute"));
+    CHECK(live.at("log.level"));
+    CHECK(live.at("batch.rate_under_load"));
+    CHECK_FALSE(live.at("http.io_threads"));
+    CHECK_FALSE(live.at("actors.scheduler_threads"));
+    CHECK_FALSE(live.at("actors.storage_workers"));
+    CHECK_FALSE(live.at("validation.workers"));
+    CHECK_FALSE(live.at("smtp.io_threads"));
+    CHECK_FALSE(live.at("batch.max_jobs"));
+    CHECK_FALSE(live.at("limits.enabled"));
+  }
+  TEST_CASE("changes lists what differs; values only for reloadable keys") {
+    auto a = load(std::nullopt, {});
+    auto b = load(std::nullopt, {{"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "7"},
+                                 {"MAILASSAY_DATABASE_URL",
+                                  "postgresql://u:secret@127.0.0.1:5432/db"}});
+    REQUIRE(a.has_value());
+    REQUIRE(b.has_value());
+    auto c = changes(*a, *b);
+    REQUIRE(c.size() == 2);
+    CHECK(c[0].name == "database.url");
+    CHECK_FALSE(c[0].reloadable);
+    CHECK(c[0].before.empty());
+    CHECK(c[0].after.empty()); // never the password
+    CHECK(c[1].name == "smtp.max_sessions_per_host");
+    CHECK(c[1].reloadable);
+    CHECK(c[1].before == "4");
+    CHECK(c[1].after == "7");
+    CHECK(changes(*a, *a).empty());
   }
   TEST_CASE("every key is documented with its variable") {
     for (auto& d : describe()) {

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <thread>
 
 using namespace mailassay::testing;
@@ -307,6 +308,86 @@ TEST_SUITE("http.smtp") {
     CHECK(b["creditsUsed"] == 0);
     CHECK(env.mx.connections() == 0);
     CHECK(env.balance() == before);
+  }
+
+  TEST_CASE("the SMTP metrics move with a probe burst") {
+    smtp_env env;
+    mailassay::tests::peers::smtp_peer_options o;
+    o.address = "127.0.0.31";
+    o.port = env.mx.port();
+    o.greeting = mailassay::tests::peers::smtp_greeting::tarpit;
+    smtp_peer tarpit{o};
+    std::map<std::string, double> before;
+    auto names = {
+        "mailassay_smtp_probes",
+        "mailassay_smtp_sessions",
+        "mailassay_smtp_answers{class=\"accepted\"}",
+        "mailassay_smtp_answers{class=\"rejected\"}",
+        "mailassay_smtp_answers{class=\"timeout\"}",
+        "mailassay_smtp_retries",
+        "mailassay_smtp_credits{outcome=\"charged\"}",
+        "mailassay_smtp_credits{outcome=\"refunded\"}",
+        "mailassay_smtp_result_cache_hits",
+        "mailassay_smtp_catch_all_probes",
+        "mailassay_smtp_rcpts_per_session_count",
+        "mailassay_smtp_rcpts_per_session_sum",
+    };
+    for (auto* n : names)
+      before[n] = env.a->metric(n);
+    auto delta = [&](const std::string& n) {
+      return env.a->metric(n) - before.at(n);
+    };
+    // A burst at smtp.test: 8 accepted, 4 unknown users, at once.
+    std::vector<std::thread> threads;
+    std::atomic<int> ok{0};
+    for (int i = 0; i < 12; ++i)
+      threads.emplace_back([&, i] {
+        auto email =
+            (i < 8 ? "ann" : "gone") + std::to_string(i) + "@smtp.test";
+        if (env.validate(email).status == 200)
+          ++ok;
+      });
+    for (auto& t : threads)
+      t.join();
+    REQUIRE(ok == 12);
+    // The same address again: from the result cache.
+    REQUIRE(env.validate("ann0@smtp.test").status == 200);
+    // Greylisted, then accepted: one re-check scheduled.
+    REQUIRE(env.validate("ann@grey.test", 10000).status == 200);
+    // Nothing answers: a time-out, its credit refunded.
+    REQUIRE(env.validate("ann@tarpit.test", 1000).status == 200);
+    CHECK(delta("mailassay_smtp_probes") == 15);
+    CHECK(delta("mailassay_smtp_answers{class=\"accepted\"}") == 10);
+    CHECK(delta("mailassay_smtp_answers{class=\"rejected\"}") == 4);
+    CHECK(delta("mailassay_smtp_answers{class=\"timeout\"}") == 1);
+    CHECK(delta("mailassay_smtp_result_cache_hits") == 1);
+    CHECK(delta("mailassay_smtp_retries") >= 1);
+    CHECK(delta("mailassay_smtp_catch_all_probes") >= 1);
+    CHECK(delta("mailassay_smtp_credits{outcome=\"charged\"}") == 14);
+    CHECK(delta("mailassay_smtp_credits{outcome=\"refunded\"}") == 1);
+    CHECK(delta("mailassay_smtp_sessions") >= 3);
+    // Per MX host, only the hosts in use.
+    CHECK(
+        env.a->metric(
+            "mailassay_smtp_host_connections_opened{host=\"mx.peer.test\"}") >=
+        2);
+    auto text = env.a->call("GET", "/metrics").body;
+    CHECK(text.find("# TYPE mailassay_smtp_rcpts_per_session histogram") !=
+          std::string::npos);
+    CHECK(text.find(
+              "mailassay_smtp_host_sessions_peak{host=\"mx.tarpit.test\"}") !=
+          std::string::npos);
+    // Sessions end a moment after their last answer (linger): the
+    // histogram counts them once they have.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (env.a->metric(
+               "mailassay_smtp_host_sessions_open{host=\"mx.peer.test\"}") >
+               0 &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK(delta("mailassay_smtp_rcpts_per_session_count") >= 2);
+    // 14 addresses at mx.peer.test, the catch-all probes and the retry.
+    CHECK(delta("mailassay_smtp_rcpts_per_session_sum") >= 14);
   }
 
   TEST_CASE("1000 concurrent SMTP validations never spend more credits than "

@@ -239,6 +239,7 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK(hosts["mx.d.test"].opened == 1);
     CHECK(hosts["mx.d.test"].open == 0);
     CHECK(fx.counters->rcpts[1] == 1); // 2 RCPTs: the "<= 2" bucket
+    CHECK(fx.counters->rcpts_sent == 2);
   }
 
   TEST_CASE("holds at most max_sessions_per_host sessions; the others wait "
@@ -296,6 +297,59 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK(fx.runner->opened.size() == 2);
     fx.advance(1ms);
     CHECK(fx.runner->opened.size() == 3);
+  }
+
+  TEST_CASE("new politeness (a reload) applies to the next session; open "
+            "sessions stay open") {
+    fixture fx;
+    auto c = fixture::config();
+    c.max_sessions_per_host = 1;
+    c.max_rcpts_per_session = 2;
+    fx.start(c);
+    for (int i = 0; i < 40; ++i)
+      fx.ask(user(i));
+    REQUIRE(fx.runner->opened.size() == 1);
+    // Raised to 3: the waiting route opens two more sessions at once.
+    bool applied = false;
+    auto raise = [&](std::size_t sessions) {
+      applied = false;
+      fx.sys->spawn(
+          [&applied, sessions, s = fx.scheduler](caf::event_based_actor* self) {
+            self->request(s, caf::infinite,
+                          actors::smtp::scheduler_politeness{sessions, 0, 2})
+                .then([&applied](bool ok) { applied = ok; });
+          });
+      fx.sched->run();
+    };
+    raise(3);
+    CHECK(applied);
+    CHECK(fx.runner->opened.size() == 3);
+    CHECK(fx.counters->hosts()["mx.d.test"].open == 3);
+    // Lowered to 1: nobody is cut off, and no new session opens while
+    // more than one is open.
+    raise(1);
+    CHECK(applied);
+    CHECK(fx.runner->finished.empty());
+    // Each session answers what it is given up to its cap, then ends.
+    auto run_session = [&](std::uint64_t id) {
+      fx.ready(id);
+      heard h;
+      for (;;) {
+        auto asked = fx.asked(id);
+        if (asked.size() == h.r.addresses.size())
+          break;
+        h.reply(asked.back(), rcpt_verdict::accepted, 250);
+        h.r.catch_all = false;
+        fx.ready(id, h.r);
+      }
+      fx.ended(id, {core::smtp::connect_failure::none, {}, h.r});
+    };
+    run_session(fx.runner->opened[0].id);
+    run_session(fx.runner->opened[1].id);
+    CHECK(fx.runner->opened.size() == 3); // one still open: the limit
+    run_session(fx.runner->opened[2].id);
+    CHECK(fx.runner->opened.size() == 4); // none open: one more
+    CHECK(fx.counters->hosts()["mx.d.test"].open == 1);
   }
 
   TEST_CASE("a caller's deadline ends its wait; a tarpit never holds up "

@@ -104,4 +104,22 @@ TEST_SUITE("core.batch.pace") {
     CHECK_FALSE(p.allows(ms{50}));
     CHECK_FALSE(p.allows(ms{100}));
   }
+
+  TEST_CASE("a new rate (a reload) applies from then on") {
+    pace p{{400, ms{200}, ms{10}}};
+    p.observe(0, ms{0});
+    // Under load at 400/s for a second, then at 100/s for another.
+    auto first = run(p, ms{1}, ms{1000}, ms{5});
+    CHECK(p.rate() == 400);
+    p.set_rate(100, ms{1001});
+    CHECK(p.rate() == 100);
+    auto second = run(p, ms{1001}, ms{1000}, ms{5});
+    CHECK(first >= 400);
+    CHECK(first <= 405);
+    CHECK(second >= 95);
+    CHECK(second <= 102);
+    // 0: never slowed.
+    p.set_rate(0, ms{2001});
+    CHECK(run(p, ms{2001}, ms{10}, ms{5}) > 1000);
+  }
 }

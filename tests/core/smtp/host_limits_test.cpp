@@ -45,6 +45,43 @@ TEST_SUITE("core.smtp.host_limits") {
     CHECK(l.try_open("h", t + millis{5000}).granted); // token still there
   }
 
+  TEST_CASE("new limits apply to the next session; open ones stay open") {
+    host_limits l({2, 0});
+    millis t{1000};
+    CHECK(l.try_open("h", t).granted);
+    CHECK(l.try_open("h", t).granted);
+    CHECK_FALSE(l.try_open("h", t).granted);
+    l.reconfigure({3, 0}, t);
+    CHECK(l.config().max_sessions == 3);
+    CHECK(l.try_open("h", t).granted);
+    CHECK_FALSE(l.try_open("h", t).granted);
+    // Lowered below what is open: nobody is cut off, nobody new gets in
+    // until enough have closed.
+    l.reconfigure({1, 0}, t);
+    CHECK(l.open_sessions("h") == 3);
+    l.close("h", t);
+    l.close("h", t);
+    CHECK_FALSE(l.try_open("h", t).granted);
+    l.close("h", t);
+    CHECK(l.try_open("h", t).granted);
+  }
+
+  TEST_CASE("a new connection rate keeps the tokens a host has used") {
+    host_limits l({0, 2});
+    millis t{5000};
+    CHECK(l.try_open("h", t).granted);
+    CHECK(l.try_open("h", t).granted);
+    CHECK_FALSE(l.try_open("h", t).granted);
+    // Raised to 3 per second: one token left at once.
+    l.reconfigure({0, 3}, t);
+    CHECK(l.try_open("h", t).granted);
+    CHECK_FALSE(l.try_open("h", t).granted);
+    // Unlimited: no bucket at all.
+    l.reconfigure({0, 0}, t);
+    CHECK(l.try_open("h", t).granted);
+    CHECK(l.try_open("h", t).granted);
+  }
+
   TEST_CASE("forgets idle hosts") {
     host_limits l({4, 1});
     millis t{0};
