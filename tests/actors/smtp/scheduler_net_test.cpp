@@ -773,10 +773,14 @@ TEST_SUITE("actors.smtp.scheduler.net") {
       CHECK(r.elapsed < 1500ms);
       CHECK(r.addresses[0].timed_out);
     }
-    // Idle afterwards: the two tarpitted sessions end by their own timer
-    // and nothing opens after the deadline.
+    // Idle afterwards: the tarpitted sessions end by their own timer and
+    // nothing opens after the deadlines. (When the asks reach the actor
+    // spread out -- a loaded machine -- a slot freed by the first sessions'
+    // end may still go to a later ask inside its own budget: 2 sessions on
+    // an idle machine, up to 4 seen under load, never one per ask.)
     auto sessions = fx.p->counters().sessions.load();
-    CHECK(sessions <= 2);
+    CHECK(sessions >= 2);
+    CHECK(sessions < 8);
     std::this_thread::sleep_for(300ms);
     CHECK(fx.p->counters().sessions.load() == sessions);
   }
