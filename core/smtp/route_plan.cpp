@@ -83,7 +83,8 @@ std::optional<session_wish> route_plan::want_session(millis now) const {
     for (const auto& w : e.waiters)
       latest = std::max(latest, w.w.deadline);
   }
-  if (backlog == 0 || latest <= now)
+  if (backlog == 0 || latest - now < settings_.min_time_to_connect ||
+      latest <= now)
     return std::nullopt;
   std::size_t alive = 0;
   for (const auto& [id, s] : sessions_) {

@@ -31,8 +31,9 @@
 //                                               │    retired): finish│
 //                                               └──── reply ─────────┘
 //
-// When to open a session (`want_session`): addresses wait for one and no
-// idle session can take them, and there are more than
+// When to open a session (`want_session`): addresses wait for one, some
+// caller of them has at least `min_time_to_connect` left, no idle session
+// can take them, and there are more than
 // `backlog_per_session` waiting per session already open; on the first MX
 // target (priority order) still alive. A target dies for the route when a
 // session on it ends in failure before deciding anything (no connection,
@@ -86,6 +87,10 @@ struct route_settings {
   std::size_t backlog_per_session = 10;
   /// How long an idle session waits for work before QUIT (0: at once).
   limits::millis linger{0};
+  /// A session opens only while some waiting caller has at least this long
+  /// left: a connection for callers about to give up only loads the MX
+  /// host (queued callers whose slot frees as their budget ends).
+  limits::millis min_time_to_connect{100};
   /// Sessions that may carry the catch-all probe before the route stops
   /// asking (a probe without an answer may be asked again once).
   std::size_t max_catch_all_probes = 2;

@@ -620,4 +620,20 @@ TEST_SUITE("core.smtp.route_plan") {
           rcpt_verdict::protocol_error);
     CHECK_FALSE(p.want_session(t0).has_value());
   }
+
+  TEST_CASE("no session opens for callers about to give up") {
+    route_plan p{targets(1), 0, settings()};
+    // 99 ms left: below min_time_to_connect (100 ms).
+    p.add(user(1), waiter(1, t0 + millis{99}), t0);
+    CHECK_FALSE(p.want_session(t0).has_value());
+    // A caller with time left: the session opens, for both.
+    p.add(user(2), waiter(2, t0 + millis{5000}), t0);
+    CHECK(p.want_session(t0).has_value());
+    // With the minimum at 0, any time left will do.
+    auto s = settings();
+    s.min_time_to_connect = millis{0};
+    route_plan q{targets(1), 0, s};
+    q.add(user(1), waiter(1, t0 + millis{1}), t0);
+    CHECK(q.want_session(t0).has_value());
+  }
 }
