@@ -16,8 +16,16 @@ key_cache::find(const std::string& key_hash, std::int64_t now) const {
   return i->second.key;
 }
 
-void key_cache::put(const core::account::api_key& key, std::int64_t now) {
+std::uint64_t key_cache::generation() const {
+  std::shared_lock guard{mtx_};
+  return generation_;
+}
+
+void key_cache::put(const core::account::api_key& key, std::int64_t now,
+                    std::uint64_t since) {
   std::unique_lock guard{mtx_};
+  if (since != generation_)
+    return;
   if (entries_.size() >= capacity_ && !entries_.count(key.key_hash)) {
     // Full: drop stale entries first, else an arbitrary one. Keys are few
     // per organization, so this rarely runs.
@@ -33,7 +41,14 @@ void key_cache::put(const core::account::api_key& key, std::int64_t now) {
 
 void key_cache::erase(const std::string& key_hash) {
   std::unique_lock guard{mtx_};
+  ++generation_;
   entries_.erase(key_hash);
+}
+
+void key_cache::clear() {
+  std::unique_lock guard{mtx_};
+  ++generation_;
+  entries_.clear();
 }
 
 std::shared_ptr<const core::account::organization>

@@ -413,6 +413,76 @@ void rate_limiter::set_ip_per_minute(std::int64_t limit) {
   sh.ip_per_minute = limit;
 }
 
+std::vector<limit_window> windows_of(const limit_check& c,
+                                     std::int64_t ip_per_minute) {
+  std::vector<limit_window> out;
+  if (c.ip)
+    if (auto spec = ip_window(ip_per_minute, *c.ip))
+      out.push_back({limiter_table::ip, c.ip->ip, *spec, "ip"});
+  if (c.key) {
+    key_specs specs{c.key->limits};
+    for (std::size_t i = 0; i < specs.size; ++i)
+      out.push_back({limiter_table::key, std::string{c.key->key_id},
+                     specs.specs[i], "key"});
+  }
+  if (c.device)
+    if (auto spec = widget_window(*c.device))
+      out.push_back({limiter_table::device, c.device->id, *spec, "device"});
+  if (c.widget_ip)
+    if (auto spec = widget_window(*c.widget_ip))
+      out.push_back({limiter_table::widget_ip, c.widget_ip->id, *spec, "ip"});
+  for_auth_scopes(c, [&](const window_scope& w, std::string_view scope) {
+    if (auto spec = widget_window(w))
+      out.push_back({limiter_table::auth, auth_id(scope, w), *spec, scope});
+  });
+  return out;
+}
+
+void rate_limiter::adopt(const limit_check& c,
+                         std::span<const std::int64_t> levels) {
+  auto& sh = *shared_;
+  std::lock_guard<std::mutex> guard{sh.mtx};
+  auto windows = windows_of(c, sh.ip_per_minute);
+  sh.saw(c.now, sys_.clock());
+  auto& t = sh.tables;
+  auto now = c.now;
+  std::size_t key_index = 0;
+  for (std::size_t i = 0; i < windows.size() && i < levels.size(); ++i) {
+    const auto& w = windows[i];
+    auto set = [&](core::limits::bucket_table<std::string>& table) {
+      auto& b = table.find_or_insert(w.id, now,
+                                     [&] { return token_bucket(w.spec, now); });
+      b = token_bucket::at_level(w.spec, levels[i], now);
+    };
+    switch (w.table) {
+      case limiter_table::ip: set(t.ip); break;
+      case limiter_table::device: set(t.device); break;
+      case limiter_table::widget_ip: set(t.widget_ip); break;
+      case limiter_table::auth: set(t.auth); break;
+      case limiter_table::key: {
+        key_specs specs{c.key->limits};
+        auto& mw = t.keys.find_or_insert(c.key->key_id, now, [&] {
+          return multi_window(specs.vector(), now);
+        });
+        if (!specs.same_as(mw.specs()))
+          mw.reshape(specs.vector(), now);
+        if (key_index < mw.buckets().size())
+          mw.buckets()[key_index] =
+              token_bucket::at_level(w.spec, levels[i], now);
+        ++key_index;
+        break;
+      }
+    }
+  }
+  sh.publish();
+}
+
+std::int64_t rate_limiter::ip_per_minute() const {
+  auto& sh = *shared_;
+  std::lock_guard<std::mutex> guard{sh.mtx};
+  return sh.ip_per_minute;
+}
+
 const limiter_gauges& rate_limiter::gauges() const {
   return shared_->gauges;
 }

@@ -14,8 +14,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mailassay::actors {
 
@@ -118,6 +120,26 @@ struct limiter_gauges {
   std::atomic<std::int64_t> swept{0}; ///< Full buckets dropped by the tick.
 };
 
+/// The bucket tables of the limiter.
+enum class limiter_table { ip, key, device, widget_ip, auth };
+
+/// One window a `limit_check` names.
+struct limit_window {
+  limiter_table table = limiter_table::ip;
+  /// The bucket's id in its table: the client IP, the key id, the device
+  /// id, or "<scope>:<id>" in the account endpoints' table.
+  std::string id;
+  core::limits::window_spec spec;
+  std::string_view scope; ///< As in `limit_decision::refused_by`.
+};
+
+/// Returns every window of `c` with a limit, in the order the limiter
+/// breaks ties in: ip, key (minute, hour, day), device, widget ip,
+/// login ip, login account, sign-up ip. A shared store (actors/
+/// shared_limiter.hpp) keeps these same buckets.
+std::vector<limit_window> windows_of(const limit_check& c,
+                                     std::int64_t ip_per_minute);
+
 /// The limiter's periodic eviction tick (sent to itself).
 struct limiter_tick {};
 
@@ -167,6 +189,16 @@ public:
   /// the new window when next checked, keeping the tokens used.
   /// Thread-safe.
   void set_ip_per_minute(std::int64_t limit);
+
+  /// Sets the windows of `c` (in `windows_of` order) to hold `levels` units
+  /// (one token = period units) at `c.now`: the state a shared store
+  /// reported after deciding `c`, so that `peek` reads it and a fall-back
+  /// to local decisions starts from it. Thread-safe.
+  void adopt(const limit_check& c, std::span<const std::int64_t> levels);
+
+  /// Returns the default per-IP limit now (the option, or the last
+  /// `set_ip_per_minute`). Thread-safe.
+  std::int64_t ip_per_minute() const;
 
   /// Returns the limiter's counters.
   const limiter_gauges& gauges() const;

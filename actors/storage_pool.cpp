@@ -10,9 +10,10 @@ namespace mailassay::actors {
 struct storage_pool::shared {
   const config::settings& cfg;
   key_cache& keys;
-  std::string jwt_secret;
+  std::shared_ptr<security::jwt_keyring> jwt;
   std::shared_ptr<pool_gauges> gauges;
   storage_lane lane;
+  std::atomic<const change_echo*> echo{nullptr};
 };
 
 namespace {
@@ -38,7 +39,8 @@ caf::behavior storage_worker(caf::stateful_actor<worker_state>* self,
         job_context ctx;
         ctx.cfg = &sh->cfg;
         ctx.keys = &sh->keys;
-        ctx.jwt_secret = &sh->jwt_secret;
+        ctx.jwt = sh->jwt.get();
+        ctx.echo = sh->echo.load(std::memory_order_relaxed);
         if (!self->state.db) {
           // Opened lazily and again after a failure, so a database that comes
           // back is picked up without a restart.
@@ -66,16 +68,17 @@ caf::behavior storage_worker(caf::stateful_actor<worker_state>* self,
 } // namespace
 
 storage_pool::storage_pool(caf::actor_system& sys, const config::settings& cfg,
-                           key_cache& keys, std::string jwt_secret)
-    : storage_pool(sys, cfg, keys, std::move(jwt_secret),
+                           key_cache& keys,
+                           std::shared_ptr<security::jwt_keyring> jwt)
+    : storage_pool(sys, cfg, keys, std::move(jwt),
                    storage_lane{cfg.actors.storage_workers, 0, "storage"}) {}
 
 storage_pool::storage_pool(caf::actor_system& sys, const config::settings& cfg,
-                           key_cache& keys, std::string jwt_secret,
+                           key_cache& keys,
+                           std::shared_ptr<security::jwt_keyring> jwt,
                            storage_lane lane)
-    : shared_(std::make_shared<shared>(shared{cfg, keys, std::move(jwt_secret),
-                                              std::make_shared<pool_gauges>(),
-                                              lane})),
+    : shared_(std::make_shared<shared>(cfg, keys, std::move(jwt),
+                                       std::make_shared<pool_gauges>(), lane)),
       size_(lane.workers) {
   gauges_ = shared_->gauges;
   auto sh = shared_;
@@ -88,6 +91,10 @@ storage_pool::storage_pool(caf::actor_system& sys, const config::settings& cfg,
 void storage_pool::submit(storage_job job) {
   gauges_->queued++;
   caf::anon_send(pool_, std::move(job));
+}
+
+void storage_pool::set_change_echo(const change_echo* echo) {
+  shared_->echo.store(echo);
 }
 
 void storage_pool::stop() {

@@ -1,14 +1,15 @@
-#include <iomanip>
-#include <iostream>
-
-#include <nlohmann/json.hpp>
-
+#include "actors/accounts/use_cases.hpp"
 #include "app/app.hpp"
 #include "core/base/ascii.hpp"
 #include "core/base/time_format.hpp"
 #include "security/password.hpp"
 #include "security/random.hpp"
 #include "storage/store.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <iomanip>
+#include <iostream>
 
 namespace mailassay::app {
 
@@ -43,7 +44,7 @@ int admin_create_org(const config::settings& cfg, const std::string& name,
   owner.password_hash = security::hash_password(password);
   owner.created_at = now;
   auto ok = db->create_organization(
-    org, owner, credits.value_or(cfg.credits.signup_grant), now);
+      org, owner, credits.value_or(cfg.credits.signup_grant), now);
   if (!ok) {
     std::cerr << "mailassay: " << ok.error_value().message << "\n";
     return 1;
@@ -52,7 +53,7 @@ int admin_create_org(const config::settings& cfg, const std::string& name,
                               {"name", org.name},
                               {"ownerId", owner.id},
                               {"ownerEmail", owner.email}}
-                 .dump()
+                   .dump()
             << "\n";
   return 0;
 }
@@ -72,7 +73,7 @@ int admin_grant_credits(const config::settings& cfg, const std::string& org,
   std::cout << nlohmann::json{{"organizationId", b->organization_id},
                               {"balance", b->balance},
                               {"consumed", b->consumed}}
-                 .dump()
+                   .dump()
             << "\n";
   return 0;
 }
@@ -92,7 +93,7 @@ int admin_list_orgs(const config::settings& cfg, bool json) {
                                   {"balance", o.balance},
                                   {"createdAt",
                                    core::iso8601(o.org.created_at)}}
-                     .dump()
+                       .dump()
                 << "\n";
     return 0;
   }
@@ -103,6 +104,27 @@ int admin_list_orgs(const config::settings& cfg, bool json) {
     std::cout << std::setw(26) << o.org.id << std::setw(30) << o.org.name
               << std::setw(9) << o.members << std::setw(12) << o.balance
               << core::iso8601(o.org.created_at) << "\n";
+  return 0;
+}
+
+int admin_rotate_jwt_key(const config::settings& cfg, bool drop_old) {
+  if (!cfg.auth.jwt_secret.empty()) {
+    std::cerr << "mailassay: auth.jwt_secret is configured: it signs every "
+                 "token and the database's keys are not used; change the "
+                 "setting instead\n";
+    return 2;
+  }
+  auto db = open_or_exit(cfg);
+  // Retired keys verify what they signed until it expires, plus the grace
+  // a process that has not heard of the rotation yet may add.
+  auto keep = cfg.auth.access_ttl_seconds + security::retired_grace_seconds;
+  auto kid = actors::accounts::rotate_signing_key(*db, keep, drop_old);
+  if (!kid) {
+    std::cerr << "mailassay: " << kid.error_value().message << "\n";
+    return 1;
+  }
+  std::cout << nlohmann::json{{"kid", *kid}, {"droppedOld", drop_old}}.dump()
+            << "\n";
   return 0;
 }
 

@@ -21,10 +21,6 @@ namespace mailassay::app {
 /// environment; prints the error and exits 2 when they are invalid.
 config::settings load_settings_or_exit(const std::optional<std::string>& file);
 
-/// Returns the JWT secret: configured, else read from (or generated into)
-/// `auth.jwt_secret_file`. Exits 2 when the file cannot be written.
-std::string jwt_secret_or_exit(const config::settings& cfg);
-
 /// Current time as Unix seconds.
 std::int64_t unix_now();
 
@@ -96,5 +92,8 @@ int admin_grant_credits(const config::settings& cfg, const std::string& org,
 
 /// `mailassay admin list-orgs`.
 int admin_list_orgs(const config::settings& cfg, bool json);
+
+/// `mailassay admin rotate-jwt-key`.
+int admin_rotate_jwt_key(const config::settings& cfg, bool drop_old);
 
 } // namespace mailassay::app

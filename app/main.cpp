@@ -1,10 +1,10 @@
 // The composition root: parses the command line and starts one command.
-#include <iostream>
+#include "app/app.hpp"
+#include "http/router.hpp"
 
 #include <CLI/CLI.hpp>
 
-#include "app/app.hpp"
-#include "http/router.hpp"
+#include <iostream>
 
 using namespace mailassay;
 
@@ -26,38 +26,48 @@ int main(int argc, char** argv) {
   std::int64_t amount = 0;
   bool json = false;
   auto* create_org = admin->add_subcommand(
-    "create-org", "Create an organization with its owner");
+      "create-org", "Create an organization with its owner");
   create_org->add_option("--name", org_name, "Organization name")->required();
   create_org->add_option("--email", email, "Owner email")->required();
-  create_org->add_option("--password", password,
-                         "Owner password (or MAILASSAY_ADMIN_PASSWORD)")
-    ->envname("MAILASSAY_ADMIN_PASSWORD")
-    ->required();
+  create_org
+      ->add_option("--password", password,
+                   "Owner password (or MAILASSAY_ADMIN_PASSWORD)")
+      ->envname("MAILASSAY_ADMIN_PASSWORD")
+      ->required();
   create_org->add_option("--credits", credits,
                          "Starting credits (default credits.signup_grant)");
-  auto* grant = admin->add_subcommand("grant-credits",
-                                      "Add credits to an organization");
+  auto* grant =
+      admin->add_subcommand("grant-credits", "Add credits to an organization");
   grant->add_option("--org", org_id, "Organization id")->required();
   grant->add_option("--amount", amount, "Credits to add")->required();
   grant->add_option("--reason", reason, "Ledger reference");
   auto* list = admin->add_subcommand("list-orgs", "List organizations");
   list->add_flag("--json", json, "One JSON object per line");
+  bool drop_old_keys = false;
+  auto* rotate = admin->add_subcommand(
+      "rotate-jwt-key",
+      "Make a fresh key sign access tokens for every process sharing the "
+      "database; tokens signed before stay valid until they expire");
+  rotate->add_flag("--drop-old", drop_old_keys,
+                   "Also refuse every access token signed before (a leaked "
+                   "key); users refresh or log in again");
 
   auto* check = cli.add_subcommand(
-    "check", "Validate addresses without the server (JSON Lines)");
+      "check", "Validate addresses without the server (JSON Lines)");
   std::vector<std::string> addresses;
   std::string format = "json";
   check->add_option("addresses", addresses, "Addresses, or - for stdin")
-    ->required();
+      ->required();
   check->add_option("--format", format, "json (default) or table")
-    ->check(CLI::IsMember({"json", "table"}));
+      ->check(CLI::IsMember({"json", "table"}));
 
   auto* batch = cli.add_subcommand(
-    "batch", "Validate a CSV file of addresses locally and write results CSV");
+      "batch",
+      "Validate a CSV file of addresses locally and write results CSV");
   app::batch_options batch_opt;
   bool no_dedupe = false;
   batch->add_option("file", batch_opt.file, "CSV file, or - for stdin")
-    ->required();
+      ->required();
   batch->add_option("--out", batch_opt.out, "Results CSV (default stdout)");
   batch->add_flag("--smtp", batch_opt.smtp, "Probe mailboxes over SMTP");
   batch->add_flag("--no-dedupe", no_dedupe, "Keep duplicate addresses");
@@ -76,7 +86,7 @@ int main(int argc, char** argv) {
 
   auto* routes = cli.add_subcommand("routes", "Print the HTTP route table");
   auto* cfg_cmd = cli.add_subcommand(
-    "config", "Print every setting with its variable and default");
+      "config", "Print every setting with its variable and default");
 
   CLI11_PARSE(cli, argc, argv);
 
@@ -111,5 +121,7 @@ int main(int argc, char** argv) {
     return app::admin_grant_credits(cfg, org_id, amount, reason);
   if (*list)
     return app::admin_list_orgs(cfg, json);
+  if (*rotate)
+    return app::admin_rotate_jwt_key(cfg, drop_old_keys);
   return 0;
 }

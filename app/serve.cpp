@@ -1,7 +1,10 @@
+#include "actors/accounts/use_cases.hpp"
 #include "actors/batch/runner.hpp"
+#include "actors/cluster_events.hpp"
 #include "actors/credits/ledger.hpp"
 #include "actors/key_cache.hpp"
 #include "actors/log.hpp"
+#include "actors/shared_limiter.hpp"
 #include "actors/smtp/scheduler.hpp"
 #include "actors/storage_pool.hpp"
 #include "actors/usage_recorder.hpp"
@@ -10,7 +13,10 @@
 #include "http/server.hpp"
 #include "http/services.hpp"
 #include "net/dns_resolver.hpp"
+#include "net/io_thread.hpp"
+#include "net/redis_client.hpp"
 #include "security/password.hpp"
+#include "storage/url.hpp"
 
 #include <caf/all.hpp>
 
@@ -100,6 +106,62 @@ void add_limiter_gauges(http::metrics& stats, const actors::limiter_gauges& g) {
       "mailassay_rate_limit_active_evictions",
       "Buckets dropped while still in use because a table was full.",
       [p]() -> auto& { return p->active_evictions; });
+}
+
+void add_cluster_gauges(http::metrics& stats,
+                        const actors::cluster_events& events) {
+  auto* e = &events;
+  stats.add_gauge("mailassay_cluster_listener_up",
+                  "1 while this process LISTENs for other processes' "
+                  "changes (PostgreSQL).",
+                  [e] { return e->listener().listening.load() ? 1.0 : 0.0; });
+  stats.add_gauge(
+      "mailassay_cluster_listener_failures",
+      "Times the LISTEN connection was lost or refused since start.",
+      [e] { return static_cast<double>(e->listener().failures.load()); });
+  stats.add_gauge(
+      "mailassay_cluster_notifications",
+      "Notifications of other processes' changes received since start.",
+      [e] { return static_cast<double>(e->listener().notifications.load()); });
+  stats.add_gauge(
+      "mailassay_cluster_key_cache_flushes",
+      "Whole key-cache flushes because LISTEN was (re)established.",
+      [e] { return static_cast<double>(e->counters().flushes.load()); });
+}
+
+void add_redis_gauges(http::metrics& stats, const net::redis_client& redis,
+                      const actors::shared_limiter& limits) {
+  auto* r = &redis;
+  auto* l = &limits;
+  stats.add_gauge("mailassay_redis_up",
+                  "1 while the connection to the shared Redis is ready.",
+                  [r] { return r->up() ? 1.0 : 0.0; });
+  stats.add_gauge(
+      "mailassay_redis_failures",
+      "Times the connection to Redis was lost or refused since start.",
+      [r] { return static_cast<double>(r->counters().failures.load()); });
+  stats.add_gauge(
+      "mailassay_redis_timeouts",
+      "Redis replies later than redis.timeout_ms since start (the "
+      "connection is then dropped and made again).",
+      [r] { return static_cast<double>(r->counters().timeouts.load()); });
+  const char* help =
+      "Rate-limit checks by who decided them: the shared Redis, or this "
+      "process alone because Redis was unreachable (fall-back).";
+  stats.add_gauge(
+      "mailassay_rate_limit_shared_checks{decided_by=\"redis\"}", help,
+      [l] { return static_cast<double>(l->counters().shared.load()); });
+  stats.add_gauge(
+      "mailassay_rate_limit_shared_checks{decided_by=\"local_fallback\"}", help,
+      [l] { return static_cast<double>(l->counters().fallbacks.load()); });
+}
+
+// The LISTEN connection's libpq string: the store's, with TCP keepalives
+// so a silently vanished server is noticed (about 25 s) and reconnected.
+std::string listener_conninfo(const storage::database_url& u) {
+  return storage::postgres_conninfo(u) +
+         " keepalives=1 keepalives_idle=10 keepalives_interval=5"
+         " keepalives_count=3";
 }
 
 void add_dns_gauges(http::metrics& stats,
@@ -299,7 +361,6 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
     std::cerr << "mailassay: cannot initialise libsodium\n";
     return 1;
   }
-  auto secret = jwt_secret_or_exit(cfg);
   // Open once in the foreground: migrations run here, and a wrong URL or an
   // unreachable database stops the start with a clear message.
   auto db = storage::open_store(cfg.database.url);
@@ -308,8 +369,32 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
               << db.error_value().message << "\n";
     return 1;
   }
+  // A configured secret wins; otherwise every process sharing the database
+  // signs with the deployment's key held there (docs/deployment.md).
+  auto jwt = cfg.auth.jwt_secret.empty()
+                 ? security::jwt_keyring::shared()
+                 : security::jwt_keyring::fixed(cfg.auth.jwt_secret);
+  if (!jwt->is_fixed())
+    if (auto ok = actors::accounts::load_signing_keys(**db, *jwt); !ok) {
+      std::cerr << "mailassay: cannot read the signing keys: "
+                << ok.error_value().message << "\n";
+      return 1;
+    }
   db->reset();
 
+  // The loop of the cluster adapters (LISTEN connection, Redis); made
+  // before everything that may receive its callbacks, stopped last.
+  net::io_thread cluster_io{"cluster-io"};
+  std::optional<net::redis_endpoint> redis_at;
+  if (!cfg.redis.url.empty()) {
+    auto parsed = net::parse_redis_url(cfg.redis.url);
+    if (!parsed) {
+      std::cerr << "mailassay: invalid configuration: MAILASSAY_REDIS_URL "
+                << parsed.error_value().message << "\n";
+      return 2;
+    }
+    redis_at = std::move(*parsed);
+  }
   auto validator = validator_or_exit(cfg);
   actors::key_cache keys{100000, cfg.auth.key_cache_seconds};
   http::metrics stats;
@@ -317,7 +402,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   caf_cfg.set("scheduler.max-threads", cfg.actors.scheduler_threads);
   caf_cfg.set("scheduler.policy", caf::atom("sharing"));
   caf::actor_system sys{caf_cfg};
-  actors::storage_pool pool{sys, cfg, keys, secret};
+  actors::storage_pool pool{sys, cfg, keys, jwt};
   auto scheduler = smtp_scheduler_or_exit(cfg, sys, *validator);
   // The credit ledger writes through the storage workers: the database's
   // conditional update keeps every balance at or above zero, also across
@@ -333,6 +418,29 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   actors::rate_limiter_options limiter_opts;
   limiter_opts.ip_per_minute = cfg.limits.ip_per_minute;
   actors::rate_limiter limiter{sys, limiter_opts};
+  // Limits shared by every process: Redis decides, this process's limiter
+  // stands in while Redis cannot (docs/deployment.md).
+  std::shared_ptr<net::redis_client> redis;
+  std::unique_ptr<actors::shared_limiter> shared_limits;
+  if (redis_at) {
+    net::redis_options ro;
+    ro.endpoint = *redis_at;
+    ro.timeout = std::chrono::milliseconds(cfg.redis.timeout_ms);
+    auto where = net::describe(*redis_at);
+    redis = net::redis_client::start(
+        cluster_io.context(), ro, [where](bool up, const std::string& why) {
+          if (up)
+            actors::log_event(actors::log_level::info, "redis_up",
+                              {{"redis", where}});
+          else
+            actors::log_event(actors::log_level::warn, "redis_down",
+                              {{"redis", where},
+                               {"error", why},
+                               {"limits", "local_fallback"}});
+        });
+    shared_limits = std::make_unique<actors::shared_limiter>(
+        redis, cfg.redis.prefix, limiter);
+  }
   auto trusted =
       core::limits::trusted_networks::parse(cfg.http.trusted_proxies);
   if (!trusted) {
@@ -344,16 +452,45 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   // Batch jobs read and write through their own low-priority workers, so
   // checkpoints never queue in front of real-time requests' storage work.
   actors::storage_pool batch_storage{
-      sys, cfg, keys, secret,
+      sys, cfg, keys, jwt,
       actors::storage_lane{cfg.batch.max_jobs, cfg.batch.nice, "batch-db"}};
   actors::batch_runner batches{
       sys, actors::batch_runner_env{&batch_storage, validator, cfg.batch,
-                                    actors::batch_owner_name(), unix_now,
+                                    actors::batch_owner_name(),
+                                    // Leases compared on one clock, whatever
+                                    // the hosts' skew.
+                                    [] { return storage::database_clock; },
                                     [&validation] {
                                       // Real-time validations only: batch work
                                       // does not use the pool.
                                       return validation.gauges().done.load();
                                     }}};
+  // Other processes sharing PostgreSQL tell this one what they changed.
+  actors::change_echo echo;
+  std::unique_ptr<actors::cluster_events> events;
+  if (auto url = storage::parse_database_url(cfg.database.url);
+      url && url->kind == storage::dialect::postgresql) {
+    actors::cluster_event_sinks sinks;
+    sinks.keys = &keys;
+    sinks.echo = &echo;
+    pool.set_change_echo(&echo);
+    sinks.cancel_job = [&batches](const std::string& id) {
+      batches.cancelled(id);
+    };
+    if (!jwt->is_fixed())
+      sinks.reload_signing_keys = [&pool, jwt] {
+        pool.submit(actors::storage_job{[jwt](actors::job_context& ctx) {
+          if (!ctx.db)
+            return;
+          if (auto k = ctx.db->signing_keys())
+            jwt->replace(actors::accounts::signing_keys_of(*k));
+        }});
+      };
+    events = std::make_unique<actors::cluster_events>(
+        cluster_io.context(), listener_conninfo(*url),
+        storage::notify_channel(*url), std::move(sinks));
+    add_cluster_gauges(stats, *events);
+  }
   add_batch_gauges(stats, batches.gauges());
   add_pool_gauges(stats, "storage", pool.size(), pool.gauges());
   add_pool_gauges(stats, "batch_storage", batch_storage.size(),
@@ -365,6 +502,8 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   add_dns_gauges(stats, validator);
   add_smtp_gauges(stats, scheduler.get(), *ledger_counters);
   add_limiter_gauges(stats, limiter.gauges());
+  if (redis)
+    add_redis_gauges(stats, *redis, *shared_limits);
   stats.add_gauge("mailassay_auth_key_cache_entries",
                   "API keys held in the authentication cache.",
                   [&keys] { return static_cast<double>(keys.size()); });
@@ -382,6 +521,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
                      unix_now};
   svc.syntax = syntax_options(cfg);
   svc.batches = &batches;
+  svc.shared_limits = shared_limits.get();
   stats.add_gauge("mailassay_http_in_flight", "Requests being handled.",
                   [&svc] { return static_cast<double>(svc.in_flight.load()); });
   {
@@ -403,6 +543,12 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
                       {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
     srv.drain_and_stop(10000);
   }
+  // No more changes from other processes: their sinks are about to stop.
+  if (events)
+    events->stop();
+  // Pending checks end (decided locally) before the limiter goes away.
+  if (redis)
+    redis->stop();
   // Running batch jobs write what they finished and hand their leases back,
   // so the next start resumes them at once.
   batches.stop(std::chrono::milliseconds(10000));

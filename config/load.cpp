@@ -150,6 +150,22 @@ std::string check_secret(const std::string& v) {
   return {};
 }
 
+// The full parse (host, port, db) runs at start-up (app/serve.cpp).
+std::string check_redis_url(const std::string& v) {
+  if (v.empty() || (v.rfind("redis://", 0) == 0 && v.size() > 8))
+    return {};
+  return "expected redis://[[user]:password@]host[:port][/db] or nothing";
+}
+
+std::string check_redis_prefix(const std::string& v) {
+  if (v.size() > 64)
+    return "must be at most 64 characters";
+  for (unsigned char c : v)
+    if (c <= 0x20 || c >= 0x7f)
+      return "must be visible ASCII characters";
+  return {};
+}
+
 std::string check_smtp_tls(const std::string& v) {
   if (v == "never" || v == "opportunistic" || v == "required")
     return {};
@@ -241,12 +257,15 @@ const std::vector<key_spec>& registry() {
      text(MAILASSAY_FIELD(database.url), check_database_url),
      MAILASSAY_SHOW(database.url)},
     {"auth", "jwt_secret",
-     "HS256 secret for access tokens (>= 32 characters). Unset: generated "
-     "once and kept in auth.jwt_secret_file.",
+     "HS256 secret for access tokens (>= 32 characters); wins over the "
+     "database's key. Unset: the deployment's key, generated once and held "
+     "in the database, shared by every process (rotate with `mailassay "
+     "admin rotate-jwt-key`).",
      text(MAILASSAY_FIELD(auth.jwt_secret), check_secret),
-     [](const settings&) { return std::string{"(generated)"}; }},
+     [](const settings&) { return std::string{"(database key)"}; }},
     {"auth", "jwt_secret_file",
-     "File holding the generated JWT secret (mode 0600).",
+     "No longer read: the generated key is held in the database. Accepted "
+     "so that existing configurations still load.",
      text(MAILASSAY_FIELD(auth.jwt_secret_file)),
      MAILASSAY_SHOW(auth.jwt_secret_file)},
     {"auth", "signup_enabled", "Whether POST /v2/auth/signup is open.",
@@ -259,8 +278,9 @@ const std::vector<key_spec>& registry() {
      integer(MAILASSAY_FIELD(auth.refresh_ttl_seconds), 60, 366LL * 86400),
      MAILASSAY_SHOW(auth.refresh_ttl_seconds)},
     {"auth", "key_cache_seconds",
-     "How long a process trusts its cached API-key lookup; bounds how late a "
-     "revoke made by another process sharing the database takes effect.",
+     "How long a process trusts its cached API-key lookup. On PostgreSQL "
+     "other processes' changes arrive at once (LISTEN/NOTIFY); this bounds "
+     "how late one is seen if a notification is lost.",
      integer(MAILASSAY_FIELD(auth.key_cache_seconds), 0, 3600),
      MAILASSAY_SHOW(auth.key_cache_seconds)},
     {"auth", "cookie_secure",
@@ -318,6 +338,24 @@ const std::vector<key_spec>& registry() {
      "(no 429, no key stats).",
      boolean(MAILASSAY_FIELD(limits.enabled)),
      MAILASSAY_SHOW(limits.enabled)},
+    {"redis", "url",
+     "redis://[[user]:password@]host[:port][/db] of the Redis shared by "
+     "every process (rate limits; docs/deployment.md); empty: kept in this "
+     "process.",
+     text(MAILASSAY_FIELD(redis.url), check_redis_url),
+     [](const settings& s) {
+       return s.redis.url.empty() ? std::string{} : std::string{"(set)"};
+     }},
+    {"redis", "timeout_ms",
+     "A Redis reply later than this (ms) counts Redis as unreachable: the "
+     "request is decided by this process's limits and Redis is reconnected "
+     "in the background.",
+     integer(MAILASSAY_FIELD(redis.timeout_ms), 10, 10000),
+     MAILASSAY_SHOW(redis.timeout_ms)},
+    {"redis", "prefix",
+     "Prefix of every Redis key, so deployments can share one Redis.",
+     text(MAILASSAY_FIELD(redis.prefix), check_redis_prefix),
+     MAILASSAY_SHOW(redis.prefix)},
     {"actors", "scheduler_threads", "CAF scheduler threads.",
      integer(MAILASSAY_FIELD(actors.scheduler_threads), 1, 64),
      MAILASSAY_SHOW(actors.scheduler_threads)},

@@ -68,7 +68,10 @@ struct database_settings {
 
 /// `[auth]`: tokens and sign-up.
 struct auth_settings {
-  std::string jwt_secret; ///< Empty: generated and kept in `jwt_secret_file`.
+  /// Empty: the deployment's key held in the database (docs/deployment.md).
+  std::string jwt_secret;
+  /// No longer read (the key lives in the database); accepted so that
+  /// existing files and environments still load.
   std::string jwt_secret_file = "data/jwt.secret";
   bool signup_enabled = true;
   std::int64_t access_ttl_seconds = 900;
@@ -108,6 +111,17 @@ struct limits_settings {
   live_int signup_ip_per_hour = 10;
   /// false (benchmarks only): no rate limiter and no usage recording.
   bool enabled = true;
+};
+
+/// `[redis]`: state shared by several processes (docs/deployment.md).
+struct redis_settings {
+  /// redis://[[user]:password@]host[:port][/db]; empty: everything stays in
+  /// this process (the embedded default).
+  std::string url;
+  /// A reply later than this counts Redis as unreachable (local fallback).
+  std::int64_t timeout_ms = 250;
+  /// Prepended to every key, so deployments can share one Redis.
+  std::string prefix = "mailassay:";
 };
 
 /// `[actors]`: pool sizes.
@@ -189,6 +203,7 @@ struct settings {
   credits_settings credits;
   log_settings log;
   limits_settings limits;
+  redis_settings redis;
   actors_settings actors;
   dns_settings dns;
   validation_settings validation;

@@ -5,6 +5,7 @@
 #include "core/limits/multi_window.hpp"
 #include "core/limits/token_bucket.hpp"
 #include "http/exchange.hpp"
+#include "http/services.hpp"
 
 #include <optional>
 #include <string>
@@ -16,6 +17,17 @@ struct services;
 /// Returns the monotonic clock in milliseconds: the time every limiter check
 /// carries.
 core::limits::millis steady_millis();
+
+/// Admits `c` (`rate_limiter::check`) and runs `then(decision)`: at once on
+/// this thread when the limits are kept in this process; when they are
+/// shared through Redis, on the Redis loop's thread once the script
+/// answered (or at once, decided locally, when Redis is down). Never waits.
+template <class Then>
+void decide(const services& svc, const actors::limit_check& c, Then&& then) {
+  if (!svc.shared_limits)
+    return then(svc.limiter.check(c));
+  svc.shared_limits->check(c, std::forward<Then>(then));
+}
 
 /// Returns the `RateLimit-*` values of a limiter decision.
 rate_headers headers_of(const actors::limit_decision& d);

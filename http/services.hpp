@@ -3,6 +3,7 @@
 #include "actors/batch/runner.hpp"
 #include "actors/key_cache.hpp"
 #include "actors/rate_limiter.hpp"
+#include "actors/shared_limiter.hpp"
 #include "actors/storage_pool.hpp"
 #include "actors/usage_recorder.hpp"
 #include "actors/validation_pool.hpp"
@@ -38,6 +39,9 @@ struct services {
   core::syntax::options syntax{};
   /// Runs batch jobs; null in tools without one.
   actors::batch_runner* batches = nullptr;
+  /// The limits shared by every process through Redis (`redis.url`); null:
+  /// `limiter` alone decides, in this process.
+  actors::shared_limiter* shared_limits = nullptr;
 };
 
 } // namespace mailassay::http

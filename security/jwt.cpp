@@ -1,15 +1,15 @@
 #include "security/jwt.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include "security/digest.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace mailassay::security {
 
 namespace {
 
-constexpr char alphabet[]
-  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+constexpr char alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 int decode_char(char c) {
   if (c >= 'A' && c <= 'Z')
@@ -29,11 +29,25 @@ core::error unauthorized() {
   return core::make_error(core::errc::unauthorized, "Unauthorized");
 }
 
-// The header is fixed: we only ever issue and accept HS256.
-const std::string& encoded_header() {
-  static const std::string header
-    = base64url_encode(R"({"alg":"HS256","typ":"JWT"})");
-  return header;
+// We only ever issue and accept HS256; a key id (base62, nothing to
+// escape) follows when the key has one.
+std::string encoded_header(std::string_view kid) {
+  static const std::string plain =
+      base64url_encode(R"({"alg":"HS256","typ":"JWT"})");
+  if (kid.empty())
+    return plain;
+  return base64url_encode(R"({"alg":"HS256","typ":"JWT","kid":")" +
+                          std::string{kid} + "\"}");
+}
+
+// The header's JSON object, or a non-object when unreadable.
+nlohmann::json read_header(std::string_view token) {
+  auto first = token.find('.');
+  std::string header_json;
+  if (first == std::string_view::npos ||
+      !base64url_decode(token.substr(0, first), header_json))
+    return nullptr;
+  return nlohmann::json::parse(header_json, nullptr, false);
 }
 
 } // namespace
@@ -76,45 +90,72 @@ bool base64url_decode(std::string_view text, std::string& out) {
 
 std::string sign_access_token(const access_claims& claims,
                               std::string_view secret) {
-  nlohmann::json payload{{"sub", claims.user_id},
-                         {"org", claims.organization_id},
-                         {"role", claims.role},
-                         {"jti", claims.token_id},
-                         {"iat", claims.issued_at},
-                         {"exp", claims.expires_at},
-                         {"typ", "access"}};
-  auto signing_input = encoded_header() + '.' + base64url_encode(payload.dump());
-  auto signature = hmac_sha256(secret, signing_input);
+  return sign_access_token(claims, jwt_key{{}, std::string{secret}, 0});
+}
+
+std::string sign_access_token(const access_claims& claims, const jwt_key& key) {
+  nlohmann::json payload{
+      {"sub", claims.user_id},   {"org", claims.organization_id},
+      {"role", claims.role},     {"jti", claims.token_id},
+      {"iat", claims.issued_at}, {"exp", claims.expires_at},
+      {"typ", "access"}};
+  auto signing_input =
+      encoded_header(key.kid) + '.' + base64url_encode(payload.dump());
+  auto signature = hmac_sha256(key.secret, signing_input);
   return signing_input + '.' + base64url_encode(signature);
 }
 
 core::expected<access_claims> verify_access_token(std::string_view token,
                                                   std::string_view secret,
                                                   std::int64_t now) {
+  jwt_key key{{}, std::string{secret}, 0};
+  return verify_access_token(token, std::span<const jwt_key>{&key, 1}, now);
+}
+
+std::string token_kid(std::string_view token) {
+  auto header = read_header(token);
+  if (!header.is_object())
+    return {};
+  auto kid = header.find("kid");
+  if (kid == header.end() || !kid->is_string())
+    return {};
+  return kid->get<std::string>();
+}
+
+core::expected<access_claims> verify_access_token(std::string_view token,
+                                                  std::span<const jwt_key> keys,
+                                                  std::int64_t now) {
   auto first = token.find('.');
   if (first == std::string_view::npos)
     return unauthorized();
   auto second = token.find('.', first + 1);
-  if (second == std::string_view::npos
-      || token.find('.', second + 1) != std::string_view::npos)
+  if (second == std::string_view::npos ||
+      token.find('.', second + 1) != std::string_view::npos)
     return unauthorized();
-  auto header_part = token.substr(0, first);
   auto payload_part = token.substr(first + 1, second - first - 1);
   auto signature_part = token.substr(second + 1);
   // Refuse any header but ours before looking at the signature, so `alg:
   // none` or RS/HS confusion never reaches the MAC check.
-  std::string header_json;
-  if (!base64url_decode(header_part, header_json))
+  auto header = read_header(token);
+  if (!header.is_object() || !header.contains("alg") ||
+      header["alg"] != "HS256")
     return unauthorized();
-  auto header = nlohmann::json::parse(header_json, nullptr, false);
-  if (!header.is_object() || !header.contains("alg")
-      || header["alg"] != "HS256")
+  std::string kid;
+  if (auto k = header.find("kid"); k != header.end()) {
+    if (!k->is_string())
+      return unauthorized();
+    kid = k->get<std::string>();
+  }
+  const jwt_key* key = nullptr;
+  for (const auto& candidate : keys)
+    if (candidate.kid == kid)
+      key = &candidate;
+  if (!key)
     return unauthorized();
   std::string signature;
   if (!base64url_decode(signature_part, signature))
     return unauthorized();
-  auto expected_sig
-    = hmac_sha256(secret, token.substr(0, second));
+  auto expected_sig = hmac_sha256(key->secret, token.substr(0, second));
   if (!constant_time_equal(signature, expected_sig))
     return unauthorized();
   std::string payload_json;
@@ -134,6 +175,11 @@ core::expected<access_claims> verify_access_token(std::string_view token,
     claims.issued_at = payload.at("iat").get<std::int64_t>();
     claims.expires_at = payload.at("exp").get<std::int64_t>();
     if (claims.expires_at <= now)
+      return unauthorized();
+    // A retired key signs nothing new: only tokens issued before (or just
+    // after, by a process that had not heard of the rotation yet) pass.
+    if (key->retired_at != 0 &&
+        claims.issued_at > key->retired_at + retired_grace_seconds)
       return unauthorized();
     return claims;
   } catch (const nlohmann::json::exception&) {

@@ -165,6 +165,21 @@ const std::vector<migration>& all_migrations() {
            "CREATE INDEX usage_daily_by_organization "
            "ON usage_daily (organization_id, day)",
        }},
+      {4,
+       "access-token signing keys",
+       {
+           // One deployment-wide key signs (state 'current'); retired keys
+           // still verify the tokens they signed until these expire.
+           R"(CREATE TABLE signing_keys (
+            kid TEXT PRIMARY KEY,
+            secret TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('current', 'retired')),
+            created_at BIGINT NOT NULL,
+            retired_at BIGINT NOT NULL DEFAULT 0))",
+           // At most one signing key, also when processes start at once.
+           "CREATE UNIQUE INDEX signing_keys_one_current "
+           "ON signing_keys (state) WHERE state = 'current'",
+       }},
   };
   return list;
 }

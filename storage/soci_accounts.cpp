@@ -235,6 +235,7 @@ soci_store::update_member_role(const std::string& organization_id,
     sql_ << "UPDATE memberships SET role = :r "
             "WHERE user_id = :u AND organization_id = :o",
         use(role), use(user_id), use(organization_id);
+    notify(change_kind::member, user_id);
     tx.commit();
     return unit{};
   });
@@ -251,6 +252,7 @@ expected<unit> soci_store::remove_member(const std::string& organization_id,
       refuse(errc::conflict, "organization must keep an owner");
     // Memberships and refresh tokens go with the user (ON DELETE CASCADE).
     sql_ << "DELETE FROM users WHERE id = :u", use(user_id);
+    notify(change_kind::member, user_id);
     tx.commit();
     return unit{};
   });

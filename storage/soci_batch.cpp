@@ -525,7 +525,8 @@ expected<job> soci_store::cancel_batch_job(const std::string& organization_id,
     auto j = load_batch_job(&organization_id, job_id, true);
     if (!core::batch::is_active(j.status))
       refuse(errc::conflict, "batch job is no longer active");
-    auto out = close_batch_job(j, job_status::cancelled, now);
+    auto out = close_batch_job(j, job_status::cancelled, time_of(now));
+    notify(change_kind::batch_cancel, job_id);
     tx.commit();
     return out;
   });
@@ -536,6 +537,9 @@ soci_store::claim_batch_job(const std::string& owner,
                             std::int64_t lease_seconds, std::int64_t now) {
   return run<std::optional<job>>(false, [&] {
     transaction tx{*this};
+    // Read inside the transaction: on PostgreSQL the clock of its start,
+    // the same for the comparison and the new lease.
+    auto at = time_of(now);
     std::string query = "SELECT id FROM batch_jobs WHERE status = 'queued' OR "
                         "(status = 'processing' AND lease_expires_at < :n) "
                         "ORDER BY created_at, id LIMIT 1";
@@ -544,14 +548,14 @@ soci_store::claim_batch_job(const std::string& owner,
     if (url_.kind == dialect::postgresql)
       query += " FOR UPDATE SKIP LOCKED";
     std::string id;
-    sql_ << query, use(now), into(id);
+    sql_ << query, use(at), into(id);
     if (!sql_.got_data())
       return std::optional<job>{};
-    std::int64_t expires = now + lease_seconds;
+    std::int64_t expires = at + lease_seconds;
     sql_ << "UPDATE batch_jobs SET status = 'processing', lease_owner = :o, "
             "lease_expires_at = :e, started_at = COALESCE(started_at, :n) "
             "WHERE id = :id",
-        use(owner), use(expires), use(now), use(id);
+        use(owner), use(expires), use(at), use(id);
     auto j = load_batch_job(nullptr, id, false);
     tx.commit();
     return std::optional<job>{std::move(j)};
@@ -563,7 +567,7 @@ expected<bool> soci_store::renew_batch_lease(const std::string& job_id,
                                              std::int64_t lease_seconds,
                                              std::int64_t now) {
   return run<bool>(false, [&] {
-    std::int64_t expires = now + lease_seconds;
+    std::int64_t expires = time_of(now) + lease_seconds;
     soci::statement st =
         (sql_.prepare << "UPDATE batch_jobs SET lease_expires_at = :e "
                          "WHERE id = :id AND status = 'processing' "
@@ -604,7 +608,7 @@ expected<job> soci_store::save_batch_results(const std::string& job_id,
     auto t = url_.kind == dialect::sqlite
                  ? store_results_sqlite(sql_, job_id, done)
                  : store_results_postgresql(sql_, job_id, done);
-    std::int64_t expires = now + lease_seconds;
+    std::int64_t expires = time_of(now) + lease_seconds;
     sql_ << "UPDATE batch_jobs SET processed = processed + :p, "
             "count_valid = count_valid + :v, "
             "count_invalid = count_invalid + :i, "
@@ -634,7 +638,7 @@ expected<job> soci_store::finish_batch_job(const std::string& job_id,
     auto j = load_batch_job(nullptr, job_id, true);
     if (j.status != job_status::processing || j.lease_owner != owner)
       refuse(errc::conflict, "batch job is not processing for this owner");
-    auto out = close_batch_job(j, final_status, now);
+    auto out = close_batch_job(j, final_status, time_of(now));
     tx.commit();
     return out;
   });

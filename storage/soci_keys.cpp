@@ -194,6 +194,7 @@ soci_store::update_api_key(const std::string& organization_id,
         use(r.per_minute, r.per_minute_ind), use(r.per_hour, r.per_hour_ind),
         use(r.per_day, r.per_day_ind), use(r.status), use(r.k.updated_at),
         use(organization_id), use(key_id);
+    notify(change_kind::api_key, k.key_hash);
     tx.commit();
     return k;
   });
@@ -202,14 +203,13 @@ soci_store::update_api_key(const std::string& organization_id,
 expected<unit> soci_store::delete_api_key(const std::string& organization_id,
                                           const std::string& key_id) {
   return run<unit>(false, [&] {
+    transaction tx{*this};
+    auto k = load_key(organization_id, key_id);
     // Usage rows go with the key (ON DELETE CASCADE).
-    soci::statement st =
-        (sql_.prepare << "DELETE FROM api_keys "
-                         "WHERE organization_id = :o AND id = :id",
-         use(organization_id), use(key_id));
-    st.execute(true);
-    if (st.get_affected_rows() == 0)
-      refuse(errc::not_found, "API key not found");
+    sql_ << "DELETE FROM api_keys WHERE organization_id = :o AND id = :id",
+        use(organization_id), use(key_id);
+    notify(change_kind::api_key, k.key_hash);
+    tx.commit();
     return unit{};
   });
 }

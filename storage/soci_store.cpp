@@ -85,7 +85,8 @@ bool is_unique_violation(const std::exception& e, std::string_view pg_name,
   return false;
 }
 
-soci_store::soci_store(const database_url& url) : url_(url) {
+soci_store::soci_store(const database_url& url)
+    : url_(url), channel_(notify_channel(url)) {
   if (url_.kind == dialect::sqlite) {
     sql_.open(soci::sqlite3, sqlite_connect_string(url_.path));
     // WAL lets readers run beside the single writer; the busy timeout
@@ -118,6 +119,33 @@ expected<unit> soci_store::ping() {
     sql_ << "SELECT 1", soci::into(one);
     return unit{};
   });
+}
+
+expected<std::int64_t> soci_store::database_now() {
+  return run<std::int64_t>(true, [&] { return db_clock(); });
+}
+
+std::int64_t soci_store::db_clock() {
+  long long now = 0;
+  if (url_.kind == dialect::sqlite)
+    sql_ << "SELECT CAST(strftime('%s', 'now') AS INTEGER)", soci::into(now);
+  else
+    sql_ << "SELECT CAST(FLOOR(EXTRACT(EPOCH FROM now())) AS BIGINT)",
+        soci::into(now);
+  return now;
+}
+
+std::int64_t soci_store::time_of(std::int64_t now) {
+  return now == database_clock ? db_clock() : now;
+}
+
+void soci_store::notify(change_kind kind, const std::string& id) {
+  if (url_.kind != dialect::postgresql)
+    return;
+  auto payload = encode_change(change{kind, id});
+  // pg_notify takes the channel as a value; it is delivered at COMMIT and
+  // dropped with a ROLLBACK.
+  sql_ << "SELECT pg_notify(:c, :p)", soci::use(channel_), soci::use(payload);
 }
 
 soci_store::transaction::transaction(soci_store& owner) : owner_(owner) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "storage/notify.hpp"
 #include "storage/store.hpp"
 #include "storage/url.hpp"
 
@@ -34,6 +35,14 @@ public:
 
   std::string backend_name() const override;
   expected<unit> ping() override;
+  expected<std::int64_t> database_now() override;
+
+  expected<std::vector<acc::signing_key>>
+  ensure_signing_key(const acc::signing_key& candidate) override;
+  expected<std::vector<acc::signing_key>> signing_keys() override;
+  expected<std::vector<acc::signing_key>>
+  rotate_signing_key(const acc::signing_key& next,
+                     std::int64_t keep_seconds) override;
 
   expected<unit> create_organization(const acc::organization& org,
                                      const acc::user& owner,
@@ -197,6 +206,20 @@ private:
     throw refusal{core::make_error(code, std::move(message))};
   }
 
+  /// The database server's clock, Unix seconds (PostgreSQL: the start of
+  /// the current transaction).
+  std::int64_t db_clock();
+
+  /// `now`, or the database's clock when `now` is `database_clock`.
+  std::int64_t time_of(std::int64_t now);
+
+  /// Inside an open transaction: tells every process listening (PostgreSQL
+  /// NOTIFY, delivered at commit); nothing on SQLite.
+  void notify(change_kind kind, const std::string& id);
+
+  /// Reads every signing key, the current one first.
+  std::vector<acc::signing_key> select_signing_keys();
+
   acc::credit_balance read_balance(const std::string& organization_id);
 
   /// Inside an open transaction: adds `amount` (>= 0) to the balance and
@@ -238,6 +261,7 @@ private:
                         const std::string& key_id);
 
   database_url url_;
+  std::string channel_; ///< NOTIFY channel (PostgreSQL).
   soci::session sql_;
 };
 

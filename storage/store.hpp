@@ -1,14 +1,15 @@
 #pragma once
 
+#include "core/account/records.hpp"
+#include "core/base/expected.hpp"
+#include "core/batch/job.hpp"
+
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "core/account/records.hpp"
-#include "core/batch/job.hpp"
-#include "core/base/expected.hpp"
 
 namespace mailassay::storage {
 
@@ -44,6 +45,13 @@ struct key_usage {
   std::int64_t credits = 0;
 };
 
+/// Pass as `now` to the batch methods to take the time from the database
+/// server's clock instead of the caller's: every process sharing the
+/// database then compares leases with one clock, whatever the skew between
+/// their hosts (docs/deployment.md).
+inline constexpr std::int64_t database_clock =
+    std::numeric_limits<std::int64_t>::min();
+
 /// Fields of an API key a PATCH may change; nullopt = leave unchanged.
 struct api_key_update {
   std::optional<std::string> name;
@@ -56,11 +64,15 @@ struct api_key_update {
 /// The single storage interface; every backend passes the same test suite.
 ///
 /// Every method returns `errc::unavailable` when the database cannot be
-/// reached, `errc::conflict` on a unique-constraint violation, `errc::not_found`
-/// when the addressed row does not exist (for this organization), and
-/// `errc::internal` for anything else. Methods that write several rows do it
-/// in one transaction: either all rows are written or none.
+/// reached, `errc::conflict` on a unique-constraint violation,
+/// `errc::not_found` when the addressed row does not exist (for this
+/// organization), and `errc::internal` for anything else. Methods that write
+/// several rows do it in one transaction: either all rows are written or none.
 /// A store object is used by one thread at a time.
+///
+/// On PostgreSQL, the methods that change what other processes cache or run
+/// (API keys, members, batch cancels, signing keys) notify them in the same
+/// transaction (storage/notify.hpp).
 class store {
 public:
   virtual ~store() = default;
@@ -70,6 +82,30 @@ public:
 
   /// Runs a trivial query; used by /health.
   virtual expected<unit> ping() = 0;
+
+  /// Returns the database server's clock, Unix seconds.
+  virtual expected<std::int64_t> database_now() = 0;
+
+  // -- access-token signing keys (docs/deployment.md) -----------------------
+
+  /// Makes `candidate` the signing key unless the database holds one (two
+  /// processes starting at once store exactly one: the first); its
+  /// `created_at` is the database's clock. Returns every key, the signing
+  /// one first, then retired ones, newest first.
+  virtual expected<std::vector<acc::signing_key>>
+  ensure_signing_key(const acc::signing_key& candidate) = 0;
+
+  /// Returns every signing key, the current one first.
+  virtual expected<std::vector<acc::signing_key>> signing_keys() = 0;
+
+  /// Retires the current key (retired_at = the database's clock), makes
+  /// `next` current, forgets keys retired more than `keep_seconds` ago (all
+  /// of them when `keep_seconds` < 0) and notifies other processes, in one
+  /// transaction. Returns every key, the new one first. A rotation racing
+  /// another -> errc::conflict.
+  virtual expected<std::vector<acc::signing_key>>
+  rotate_signing_key(const acc::signing_key& next,
+                     std::int64_t keep_seconds) = 0;
 
   // -- organizations and users ----------------------------------------------
 
@@ -87,8 +123,8 @@ public:
                                     const acc::user& person, acc::role r) = 0;
 
   /// Finds a user (with organization and role) by lower-cased email.
-  virtual expected<acc::member> find_member_by_email(const std::string& email)
-    = 0;
+  virtual expected<acc::member>
+  find_member_by_email(const std::string& email) = 0;
 
   /// Finds a user (with organization and role) by id.
   virtual expected<acc::member> find_member(const std::string& user_id) = 0;
@@ -106,13 +142,14 @@ public:
   list_members(const std::string& organization_id) = 0;
 
   /// Changes a member's role. Refuses (errc::conflict, message
-  /// "organization must keep an owner") to demote the last owner.
+  /// "organization must keep an owner") to demote the last owner. Notifies
+  /// other processes (a member change).
   virtual expected<unit> update_member_role(const std::string& organization_id,
                                             const std::string& user_id,
                                             acc::role r) = 0;
 
   /// Removes a member (and the user). Refuses (errc::conflict) to remove the
-  /// last owner.
+  /// last owner. Notifies other processes (a member change).
   virtual expected<unit> remove_member(const std::string& organization_id,
                                        const std::string& user_id) = 0;
 
@@ -149,12 +186,13 @@ public:
   virtual expected<acc::api_key>
   find_api_key_by_hash(const std::string& key_hash) = 0;
 
-  /// Applies the set fields of `u`; returns the updated key.
+  /// Applies the set fields of `u`; returns the updated key. Other
+  /// processes drop the key from their caches (NOTIFY).
   virtual expected<acc::api_key>
   update_api_key(const std::string& organization_id, const std::string& key_id,
                  const api_key_update& u, acc::unix_time now) = 0;
 
-  /// Deletes a key.
+  /// Deletes a key; other processes drop it from their caches (NOTIFY).
   virtual expected<unit> delete_api_key(const std::string& organization_id,
                                         const std::string& key_id) = 0;
 
@@ -197,8 +235,8 @@ public:
 
   /// Adds the increments to the per-key, per-day counters, in one
   /// transaction.
-  virtual expected<unit> add_usage(const std::vector<usage_increment>& batch)
-    = 0;
+  virtual expected<unit>
+  add_usage(const std::vector<usage_increment>& batch) = 0;
 
   /// Returns the stored days of a key in [from_day, to_day], ascending.
   virtual expected<std::vector<usage_day>>
@@ -255,13 +293,15 @@ public:
 
   /// Cancels an active job: status cancelled, finished_at = now, lease
   /// cleared, and the unspent reservation (credits_reserved - credits_used)
-  /// refunded (ledger kind `batch_refund`) in one transaction. A job that is
-  /// no longer active -> errc::conflict. Returns the updated job.
+  /// refunded (ledger kind `batch_refund`) in one transaction, which also
+  /// tells the process running it (NOTIFY). A job that is no longer active
+  /// -> errc::conflict. Returns the updated job.
   virtual expected<core::batch::job>
   cancel_batch_job(const std::string& organization_id,
                    const std::string& job_id, std::int64_t now) = 0;
 
-  /// Claims one job for `owner` until now + lease_seconds: the oldest queued
+  /// Claims one job for `owner` until now + lease_seconds (`now` may be
+  /// `database_clock`, as for every batch method below): the oldest queued
   /// job, or a processing job whose lease ran out (its owner died). Sets
   /// status processing and started_at (first claim only). Two processes never
   /// claim the same job (PostgreSQL: SELECT ... FOR UPDATE SKIP LOCKED).

@@ -3,6 +3,9 @@
 #include "core/account/credentials.hpp"
 #include "security/digest.hpp"
 #include "security/jwt.hpp"
+#include "security/jwt_keyring.hpp"
+
+#include <chrono>
 
 namespace mailassay::actors::accounts {
 
@@ -41,21 +44,37 @@ expected<principal> key_principal(account_env& env, const credentials& c) {
   auto hash = security::sha256_hex(c.bearer);
   auto key = env.keys.find(hash, env.now);
   if (!key) {
+    auto since = env.keys.generation();
     auto row = env.db.find_api_key_by_hash(hash);
     if (!row) {
       if (row.error_value().code == errc::not_found)
         return unauthorized();
       return std::move(row).error_value();
     }
-    env.keys.put(*row, env.now);
+    env.keys.put(*row, env.now, since);
     key = std::make_shared<const acc::api_key>(std::move(*row));
   }
   return admit_key(std::move(key), c);
 }
 
+// Reads the deployment's signing keys again when a token names one this
+// process does not hold: another process may have rotated them and the
+// notification not arrived yet (or was lost while the listener was down).
+void reload_keys_if_unknown(account_env& env, std::string_view token) {
+  if (!env.jwt.names_unknown_key(token))
+    return;
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::steady_clock::now().time_since_epoch())
+                .count();
+  if (!env.jwt.take_reload_turn(ms))
+    return;
+  if (auto keys = env.db.signing_keys())
+    env.jwt.replace(signing_keys_of(*keys));
+}
+
 expected<principal> user_principal(account_env& env, const credentials& c) {
-  auto claims =
-      security::verify_access_token(c.bearer, env.jwt_secret, env.now);
+  reload_keys_if_unknown(env, c.bearer);
+  auto claims = env.jwt.verify(c.bearer, env.now);
   if (!claims)
     return unauthorized();
   // The role and membership come from storage, not the token: a removed or

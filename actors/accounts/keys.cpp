@@ -1,4 +1,5 @@
 #include "actors/accounts/use_cases.hpp"
+#include "actors/cluster_events.hpp"
 #include "actors/key_cache.hpp"
 #include "core/account/permissions.hpp"
 #include "security/api_key_secret.hpp"
@@ -10,6 +11,24 @@ namespace {
 
 using core::errc;
 using core::make_error;
+
+// Before a key change: where a notification starts counting as its echo.
+std::uint64_t echo_mark(const account_env& env) {
+  return env.echo ? env.echo->mark() : 0;
+}
+
+// After a key change committed: this process forgets the key at once, and
+// answers only once it heard its own notification back (at most a moment),
+// so every other process sharing the database has been told before the
+// client can try the key there (actors/cluster_events.hpp).
+void settle_key_change(account_env& env, const std::string& key_hash,
+                       std::uint64_t mark) {
+  env.keys.erase(key_hash);
+  if (env.echo)
+    env.echo->await(
+        storage::encode_change({storage::change_kind::api_key, key_hash}), mark,
+        std::chrono::milliseconds(250));
+}
 
 expected<unit> check_manager(const principal& who, const char* what) {
   if (!acc::may_manage_keys(who.role))
@@ -79,10 +98,11 @@ expected<acc::api_key> update_key(account_env& env, const principal& who,
     c.random_detection = p.random_detection.value_or(c.random_detection);
     u.config = c;
   }
+  auto mark = echo_mark(env);
   auto updated =
       env.db.update_api_key(who.organization_id(), key_id, u, env.now);
   if (updated)
-    env.keys.erase(updated->key_hash); // the next request sees the change
+    settle_key_change(env, updated->key_hash, mark);
   return updated;
 }
 
@@ -96,10 +116,11 @@ expected<acc::api_key> set_key_status(account_env& env, const principal& who,
     return std::move(ok).error_value();
   storage::api_key_update u;
   u.status = status;
+  auto mark = echo_mark(env);
   auto updated =
       env.db.update_api_key(who.organization_id(), key_id, u, env.now);
   if (updated)
-    env.keys.erase(updated->key_hash);
+    settle_key_change(env, updated->key_hash, mark);
   return updated;
 }
 
@@ -110,9 +131,10 @@ expected<unit> delete_key(account_env& env, const principal& who,
   auto key = env.db.get_api_key(who.organization_id(), key_id);
   if (!key)
     return std::move(key).error_value();
+  auto mark = echo_mark(env);
   auto ok = env.db.delete_api_key(who.organization_id(), key_id);
   if (ok)
-    env.keys.erase(key->key_hash);
+    settle_key_change(env, key->key_hash, mark);
   return ok;
 }
 

@@ -3,6 +3,7 @@
 #include "security/api_key_secret.hpp"
 #include "security/digest.hpp"
 #include "security/jwt.hpp"
+#include "security/jwt_keyring.hpp"
 #include "security/password.hpp"
 #include "security/random.hpp"
 
@@ -48,7 +49,7 @@ expected<session> open_session(account_env& env, const acc::member& m,
   s.person = m.person;
   s.org = std::move(*org);
   s.role = m.member_role;
-  s.access_token = security::sign_access_token(claims, env.jwt_secret);
+  s.access_token = env.jwt.sign(claims);
   s.refresh_token = std::move(refresh.token);
   s.expires_in = env.cfg.auth.access_ttl_seconds;
   return s;

@@ -14,7 +14,12 @@
 
 namespace mailassay::actors {
 class key_cache;
+class change_echo;
 } // namespace mailassay::actors
+
+namespace mailassay::security {
+class jwt_keyring;
+} // namespace mailassay::security
 
 namespace mailassay::actors::accounts {
 
@@ -54,8 +59,14 @@ struct account_env {
   storage::store& db;
   const config::settings& cfg;
   key_cache& keys;
-  const std::string& jwt_secret;
+  /// Signs and verifies access tokens; reloaded from `db` when a token
+  /// names a key this process does not know yet (a rotation).
+  security::jwt_keyring& jwt;
   std::int64_t now; ///< Unix seconds at the start of the job.
+  /// Other processes sharing PostgreSQL hear of changes; a writer waits
+  /// for its own echo before answering (actors/cluster_events.hpp). Null
+  /// when nobody listens (SQLite).
+  const change_echo* echo = nullptr;
 };
 
 /// A logged-in session: user, organization, role and a token pair.

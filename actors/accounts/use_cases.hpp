@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actors/accounts/types.hpp"
+#include "security/jwt.hpp"
 
 namespace mailassay::actors::accounts {
 
@@ -27,9 +28,9 @@ expected<principal> authenticate(account_env& env, const credentials& c);
 
 /// Resolves credentials without storage: decides missing headers, and API
 /// keys found in the cache; nullopt when storage is needed (JWT, cache miss).
-std::optional<expected<principal>>
-authenticate_cached(const key_cache& keys, const credentials& c,
-                    std::int64_t now);
+std::optional<expected<principal>> authenticate_cached(const key_cache& keys,
+                                                       const credentials& c,
+                                                       std::int64_t now);
 
 /// Like authenticate, but refuses API keys: for JWT-only endpoints.
 expected<principal> authenticate_user(account_env& env, const credentials& c);
@@ -50,8 +51,7 @@ expected<acc::member> add_member(account_env& env, const principal& who,
                                  const new_member_input& in);
 
 /// Changes a member's role.
-expected<acc::member> change_member_role(account_env& env,
-                                         const principal& who,
+expected<acc::member> change_member_role(account_env& env, const principal& who,
                                          const std::string& user_id,
                                          acc::role r);
 
@@ -92,13 +92,34 @@ expected<unit> delete_key(account_env& env, const principal& who,
 expected<acc::credit_balance> balance(account_env& env, const principal& who);
 
 /// The organization's ledger, newest first.
-expected<std::vector<acc::credit_entry>>
-transactions(account_env& env, const principal& who, std::int64_t limit,
-             std::int64_t before_id);
+expected<std::vector<acc::credit_entry>> transactions(account_env& env,
+                                                      const principal& who,
+                                                      std::int64_t limit,
+                                                      std::int64_t before_id);
 
 /// The usage of all the organization's keys over the `days` UTC days
 /// ending today (users only; days outside 1..365 -> validation_failed).
 expected<organization_usage>
 usage_of_organization(account_env& env, const principal& who, int days);
+
+// -- access-token signing keys (actors/accounts/signing.cpp) ---------------
+
+/// The stored signing keys as the JWT code takes them.
+std::vector<security::jwt_key>
+signing_keys_of(const std::vector<acc::signing_key>& rows);
+
+/// Loads the deployment's signing keys into `ring`, storing a fresh random
+/// key first when the database holds none (the first start of the first
+/// process). Not for a ring of a configured secret.
+expected<unit> load_signing_keys(storage::store& db,
+                                 security::jwt_keyring& ring);
+
+/// Makes a fresh random key the signing key of the deployment; the retired
+/// ones keep verifying the tokens they signed for `keep_seconds`, or are
+/// dropped at once when `drop_old` (every access token signed before is
+/// then refused). Returns the new key's id.
+expected<std::string> rotate_signing_key(storage::store& db,
+                                         std::int64_t keep_seconds,
+                                         bool drop_old);
 
 } // namespace mailassay::actors::accounts

@@ -45,7 +45,9 @@ struct batch_runner_env {
   config::batch_settings cfg;
   /// This process's name in job leases (unique per process).
   std::string owner;
-  /// Unix seconds.
+  /// The time of the job's storage calls (leases, started and finished
+  /// times): Unix seconds, or `storage::database_clock` so that every
+  /// process compares leases with the database's clock (serve does).
   std::function<std::int64_t()> now;
   /// Real-time validations so far (any counter that grows with them); when
   /// it moves, jobs slow to `cfg.rate_under_load`. Empty: never slowed.

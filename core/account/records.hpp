@@ -112,6 +112,16 @@ struct credit_entry {
   unix_time created_at = 0;
 };
 
+/// A key that signs access tokens (JWT HS256), shared by every process of a
+/// deployment through the database (docs/deployment.md).
+struct signing_key {
+  std::string kid;    ///< Key id, written in each token's header.
+  std::string secret; ///< HMAC secret (base62 text).
+  unix_time created_at = 0;
+  /// When a newer key took over; 0 while this one signs.
+  unix_time retired_at = 0;
+};
+
 /// An organization as listed by the operator CLI.
 struct organization_summary {
   organization org;

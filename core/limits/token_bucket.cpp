@@ -28,6 +28,14 @@ token_bucket::token_bucket(window_spec spec, millis now)
     : spec_(sanitize(spec)), level_(spec_.limit * spec_.period.count()),
       updated_(now), last_take_(now) {}
 
+token_bucket token_bucket::at_level(window_spec spec, std::int64_t level,
+                                    millis now) {
+  token_bucket b(spec, now);
+  auto capacity = b.spec_.limit * b.spec_.period.count();
+  b.level_ = std::clamp<std::int64_t>(level, 0, capacity);
+  return b;
+}
+
 std::int64_t token_bucket::level_at(millis now) const {
   auto elapsed = (now - updated_).count();
   auto capacity = spec_.limit * spec_.period.count();

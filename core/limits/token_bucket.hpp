@@ -46,6 +46,15 @@ public:
   /// limit * period (ms) would overflow 64 bits is clamped.
   token_bucket(window_spec spec, millis now);
 
+  /// Builds a bucket for `spec` holding `level` units (one token = period
+  /// units; clamped to [0, capacity]) at time `now`: the state a bucket kept
+  /// elsewhere (a shared store) reported.
+  static token_bucket at_level(window_spec spec, std::int64_t level,
+                               millis now);
+
+  /// Returns the units held at `now` (one token = period units).
+  std::int64_t level(millis now) const { return level_at(now); }
+
   /// Takes `n` tokens if they are all there; reports the state afterwards.
   decision take(millis now, std::int64_t n = 1);
 

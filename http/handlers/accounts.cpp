@@ -15,12 +15,12 @@ void handle_signup(call c) {
   auto cookie = session_cookie::mode(c);
   if (!cookie)
     return;
-  if (!admit_signup(c))
-    return;
-  with_storage(c, [c, in = std::move(*in), cookie](uc::account_env& env) {
-    if (*cookie)
-      return session_cookie::reply(c, uc::signup(env, in), 201);
-    reply(c, uc::signup(env, in), 201, codec::session);
+  admit_signup(c, [c, in = std::move(*in), cookie] {
+    with_storage(c, [c, in, cookie](uc::account_env& env) {
+      if (*cookie)
+        return session_cookie::reply(c, uc::signup(env, in), 201);
+      reply(c, uc::signup(env, in), 201, codec::session);
+    });
   });
 }
 
@@ -32,18 +32,19 @@ void handle_login(call c) {
   auto cookie = session_cookie::mode(c);
   if (!cookie)
     return;
-  auto account = admit_login(c, in->first);
-  if (!account)
-    return;
-  with_storage(c, [c, in = std::move(*in), account = std::move(*account),
-                   cookie](uc::account_env& env) {
-    auto r = uc::login(env, in.first, in.second);
-    if (!r && r.error_value().code == core::errc::unauthorized)
-      login_failed(c, account);
-    if (*cookie)
-      return session_cookie::reply(c, r, 200);
-    reply(c, r, 200, codec::session);
-  });
+  auto email = in->first;
+  admit_login(
+      c, email,
+      [c, in = std::move(*in), cookie](const actors::window_scope& account) {
+        with_storage(c, [c, in, account, cookie](uc::account_env& env) {
+          auto r = uc::login(env, in.first, in.second);
+          if (!r && r.error_value().code == core::errc::unauthorized)
+            login_failed(c, account);
+          if (*cookie)
+            return session_cookie::reply(c, r, 200);
+          reply(c, r, 200, codec::session);
+        });
+      });
 }
 
 void handle_refresh(call c) {

@@ -384,19 +384,20 @@ void handle_get_batch(call c) {
 
 void handle_cancel_batch(call c) {
   auto id = c.req().params.at("jobId");
-  with_principal(
-      c, false, [c, id](uc::account_env& env, const uc::principal& who) {
-        auto j = env.db.cancel_batch_job(who.organization_id(), id, env.now);
-        if (!j) {
-          auto e = j.error_value();
-          if (e.code == core::errc::conflict)
-            e.message = "The batch job is no longer active";
-          return c.ex->fail(e);
-        }
-        if (c.svc->batches)
-          c.svc->batches->cancelled(id);
-        c.ex->json(200, codec::text_of(job_json(*j, env.now)));
-      });
+  with_principal(c, false,
+                 [c, id](uc::account_env& env, const uc::principal& who) {
+                   auto j = env.db.cancel_batch_job(who.organization_id(), id,
+                                                    storage::database_clock);
+                   if (!j) {
+                     auto e = j.error_value();
+                     if (e.code == core::errc::conflict)
+                       e.message = "The batch job is no longer active";
+                     return c.ex->fail(e);
+                   }
+                   if (c.svc->batches)
+                     c.svc->batches->cancelled(id);
+                   c.ex->json(200, codec::text_of(job_json(*j, env.now)));
+                 });
 }
 
 void handle_batch_results(call c) {

@@ -121,35 +121,20 @@ const actors::limit_decision& tighter_of(const actors::limit_decision& a,
   return core::limits::tighter(db, da) ? b : a;
 }
 
-// Admits a request to a validation endpoint, then runs `next(c, who)`.
-//
-// One limiter check, on this thread, covers the endpoint's own scopes
-// (`check`: the validate per-IP window, or the widget's device and IP
-// windows) and the API key's windows when the key cache authenticates the
-// request. It comes before any storage lookup, so a flood of bad
-// credentials is held by the per-IP window and a cached key needs none.
-// When the cache cannot decide (a JWT, or a key not loaded yet), storage
-// authenticates after the endpoint's scopes were taken, and the key's
-// windows are checked then (docs/rate-limits.md).
+// The principal the key cache found for a request, if it could decide.
+using cached_t = std::optional<core::expected<uc::principal>>;
+
+// The rest of `admit`, once the endpoint's scopes were decided (`first`):
+// the refusal, or authentication and then `next(c, who)`.
 template <class Refusal, class Next>
-void admit(const call& c, actors::limit_check check, Refusal refused,
-           Next next) {
-  auto cached = cached_principal(*c.svc, c.req());
-  const bool enabled = c.svc->cfg.limits.enabled;
-  const uc::principal* who = cached && *cached ? &**cached : nullptr;
-  // A page reads its 429 too, when its key admitted the origin.
-  if (who)
-    allow_admitted_origin(c, *who);
-  actors::limit_decision first;
+void admitted(const call& c, const cached_t& cached, bool enabled,
+              const actors::limit_decision& first, Refusal refused, Next next) {
   if (enabled) {
-    if (who && who->key && has_windows(who->key->limits))
-      check.key = key_scope_of(*who->key);
-    first = c.svc->limiter.check(check);
     c.ex->set_rate(headers_of(first));
     if (!first.allowed) {
       if (first.refused_by != "key")
         return c.ex->fail(refused(first));
-      count_usage(c, *who, {});
+      count_usage(c, **cached, {});
       return c.ex->fail(key_refusal(first));
     }
   }
@@ -162,19 +147,55 @@ void admit(const call& c, actors::limit_check check, Refusal refused,
       c, false,
       [c, enabled, first, next](uc::account_env&, const uc::principal& who) {
         allow_admitted_origin(c, who);
-        if (enabled && who.key && has_windows(who.key->limits)) {
-          actors::limit_check k;
-          k.key = key_scope_of(*who.key);
-          k.now = steady_millis();
-          auto d = c.svc->limiter.check(k);
-          if (!d.allowed) {
-            c.ex->set_rate(headers_of(d));
-            count_usage(c, who, {});
-            return c.ex->fail(key_refusal(d));
-          }
-          c.ex->set_rate(headers_of(tighter_of(first, d)));
-        }
-        next(c, who);
+        if (!enabled || !who.key || !has_windows(who.key->limits))
+          return next(c, who);
+        actors::limit_check k;
+        k.key = key_scope_of(*who.key);
+        k.now = steady_millis();
+        decide(*c.svc, k,
+               [c, first, who, next](const actors::limit_decision& d) {
+                 if (!d.allowed) {
+                   c.ex->set_rate(headers_of(d));
+                   count_usage(c, who, {});
+                   return c.ex->fail(key_refusal(d));
+                 }
+                 c.ex->set_rate(headers_of(tighter_of(first, d)));
+                 next(c, who);
+               });
+      });
+}
+
+// Admits a request to a validation endpoint, then runs `next(c, who)`.
+//
+// One limiter check covers the endpoint's own scopes (`check`: the validate
+// per-IP window, or the widget's device and IP windows) and the API key's
+// windows when the key cache authenticates the request. It comes before
+// any storage lookup, so a flood of bad credentials is held by the per-IP
+// window and a cached key needs none. When the cache cannot decide (a JWT,
+// or a key not loaded yet), storage authenticates after the endpoint's
+// scopes were taken, and the key's windows are checked then
+// (docs/rate-limits.md). Limits kept in this process are checked on this
+// thread; shared ones (Redis) continue when Redis answers.
+template <class Refusal, class Next>
+void admit(const call& c, actors::limit_check check, Refusal refused,
+           Next next) {
+  auto cached = cached_principal(*c.svc, c.req());
+  const bool enabled = c.svc->cfg.limits.enabled;
+  const uc::principal* who = cached && *cached ? &**cached : nullptr;
+  // A page reads its 429 too, when its key admitted the origin.
+  if (who)
+    allow_admitted_origin(c, *who);
+  if (!enabled)
+    return admitted(c, cached, false, {}, refused, next);
+  if (who && who->key && has_windows(who->key->limits))
+    check.key = key_scope_of(*who->key);
+  if (!c.svc->shared_limits)
+    return admitted(c, cached, true, c.svc->limiter.check(check), refused,
+                    next);
+  // The continuation holds the principal (and its key) until Redis answers.
+  c.svc->shared_limits->check(
+      check, [c, cached, refused, next](const actors::limit_decision& d) {
+        admitted(c, cached, true, d, refused, next);
       });
 }
 

@@ -155,7 +155,8 @@ TEST_SUITE("actors.usage_recorder") {
     {
       caf::actor_system_config cfg;
       caf::actor_system sys{real_config(cfg)};
-      storage_pool pool{sys, settings, keys, "secret"};
+      storage_pool pool{sys, settings, keys,
+                        security::jwt_keyring::fixed("secret")};
       usage_recorder_settings s;
       s.flush_interval = 1h;
       usage_recorder rec{sys, storage_usage_sink(pool), s};
@@ -222,7 +223,8 @@ TEST_SUITE("actors.usage_recorder") {
     key_cache keys{16, 60};
     caf::actor_system_config cfg;
     caf::actor_system sys{real_config(cfg)};
-    storage_pool pool{sys, settings, keys, "secret"};
+    storage_pool pool{sys, settings, keys,
+                      security::jwt_keyring::fixed("secret")};
     usage_recorder_settings s;
     s.flush_interval = 1h;
     usage_recorder rec{sys, storage_usage_sink(pool), s};

@@ -133,6 +133,20 @@ TEST_SUITE("core.limits.token_bucket") {
     }
   }
 
+  TEST_CASE("a bucket rebuilt at a reported level decides like the one "
+            "that reported it") {
+    token_bucket b({5, 60s}, t0);
+    b.take(t0, 2);
+    auto copy = token_bucket::at_level({5, 60s}, b.level(t0 + 7s), t0 + 7s);
+    CHECK(copy.level(t0 + 7s) == b.level(t0 + 7s));
+    for (auto t : {t0 + 7s, t0 + 8s, t0 + 20s, t0 + 90s})
+      CHECK(copy.peek(t, 3) == b.peek(t, 3));
+    CHECK(copy.take(t0 + 8s, 3) == b.take(t0 + 8s, 3));
+    // Out of range levels are clamped to the bucket.
+    CHECK(token_bucket::at_level({5, 60s}, -7, t0).available(t0) == 0);
+    CHECK(token_bucket::at_level({5, 60s}, 1 << 30, t0).available(t0) == 5);
+  }
+
   TEST_CASE("huge limits do not overflow") {
     token_bucket b({INT64_MAX, 86400s}, t0);
     auto d = b.take(t0 + 1000h, 1'000'000);

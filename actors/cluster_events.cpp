@@ -1,0 +1,129 @@
+#include "actors/cluster_events.hpp"
+
+#include "actors/log.hpp"
+
+namespace mailassay::actors {
+
+std::uint64_t change_echo::mark() const {
+  std::lock_guard guard{mtx_};
+  return seq_;
+}
+
+bool change_echo::await(const std::string& payload, std::uint64_t since,
+                        std::chrono::milliseconds limit) const {
+  std::unique_lock lock{mtx_};
+  auto heard = [&] {
+    for (auto i = recent_.rbegin(); i != recent_.rend() && i->first > since;
+         ++i)
+      if (i->second == payload)
+        return true;
+    return false;
+  };
+  return cv_.wait_for(lock, limit, [&] { return !listening_ || heard(); }) &&
+         heard();
+}
+
+void change_echo::heard(std::string_view payload) {
+  {
+    std::lock_guard guard{mtx_};
+    recent_.emplace_back(++seq_, std::string{payload});
+    // Waits last milliseconds; a few hundred payloads cover any burst.
+    while (recent_.size() > 512)
+      recent_.pop_front();
+  }
+  cv_.notify_all();
+}
+
+void change_echo::set_listening(bool on) {
+  {
+    std::lock_guard guard{mtx_};
+    listening_ = on;
+  }
+  cv_.notify_all();
+}
+
+bool apply_change(std::string_view payload, const cluster_event_sinks& sinks,
+                  cluster_event_counters& counters) {
+  auto c = storage::decode_change(payload);
+  if (!c) {
+    counters.unknown.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  switch (c->kind) {
+    case storage::change_kind::api_key:
+      if (sinks.keys)
+        sinks.keys->erase(c->id);
+      counters.keys.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case storage::change_kind::member:
+      counters.members.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case storage::change_kind::batch_cancel:
+      if (sinks.cancel_job)
+        sinks.cancel_job(c->id);
+      counters.cancels.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case storage::change_kind::signing_key:
+      if (sinks.reload_signing_keys)
+        sinks.reload_signing_keys();
+      counters.signing_keys.fetch_add(1, std::memory_order_relaxed);
+      break;
+  }
+  return true;
+}
+
+void apply_resubscribed(const cluster_event_sinks& sinks,
+                        cluster_event_counters& counters) {
+  if (sinks.keys)
+    sinks.keys->clear();
+  if (sinks.reload_signing_keys)
+    sinks.reload_signing_keys();
+  counters.flushes.fetch_add(1, std::memory_order_relaxed);
+}
+
+cluster_events::cluster_events(asio::io_context& ioctx, std::string conninfo,
+                               std::string channel, cluster_event_sinks sinks)
+    : counters_(std::make_shared<cluster_event_counters>()), echo_(sinks.echo) {
+  net::pg_listener_options opts;
+  opts.conninfo = std::move(conninfo);
+  opts.channel = std::move(channel);
+  auto shared_sinks = std::make_shared<cluster_event_sinks>(std::move(sinks));
+  auto counters = counters_;
+  listener_ = net::pg_listener::start(
+      ioctx, std::move(opts),
+      [shared_sinks, counters](std::string_view payload) {
+        apply_change(payload, *shared_sinks, *counters);
+        // After the change is applied: a waiting writer answers only once
+        // this process is up to date too.
+        if (shared_sinks->echo)
+          shared_sinks->echo->heard(payload);
+      },
+      [shared_sinks, counters](bool first) {
+        // Changes sent before LISTEN was in place (or while it was down)
+        // were never heard: forget everything they could concern.
+        apply_resubscribed(*shared_sinks, *counters);
+        if (shared_sinks->echo)
+          shared_sinks->echo->set_listening(true);
+        log_event(first ? log_level::info : log_level::warn,
+                  first ? "cluster_listening" : "cluster_listening_again",
+                  {{"flushed", "key_cache"}});
+      },
+      [shared_sinks](const std::string& why) {
+        if (shared_sinks->echo)
+          shared_sinks->echo->set_listening(false);
+        log_event(log_level::warn, "cluster_listener_down", {{"error", why}});
+      });
+}
+
+cluster_events::~cluster_events() {
+  stop();
+}
+
+void cluster_events::stop() {
+  if (listener_)
+    listener_->stop();
+  if (echo_)
+    echo_->set_listening(false);
+}
+
+} // namespace mailassay::actors
