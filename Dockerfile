@@ -21,7 +21,6 @@ USER mailassay
 WORKDIR /var/lib/mailassay
 ENV MAILASSAY_HTTP_ADDRESS=0.0.0.0 MAILASSAY_HTTP_PORT=3000 \
     MAILASSAY_DATABASE_URL=sqlite:///var/lib/mailassay/data/mailassay.db \
-    MAILASSAY_AUTH_JWT_SECRET_FILE=/var/lib/mailassay/data/jwt.secret \
     MAILASSAY_RISK_DATA_DIR=/usr/share/mailassay/risk
 EXPOSE 3000
 STOPSIGNAL SIGTERM
