@@ -4,6 +4,7 @@
 #include "actors/credits/ledger.hpp"
 #include "actors/key_cache.hpp"
 #include "actors/log.hpp"
+#include "actors/shared_catch_all.hpp"
 #include "actors/shared_limiter.hpp"
 #include "actors/smtp/scheduler.hpp"
 #include "actors/storage_pool.hpp"
@@ -15,6 +16,7 @@
 #include "net/dns_resolver.hpp"
 #include "net/io_thread.hpp"
 #include "net/redis_client.hpp"
+#include "net/redis_subscriber.hpp"
 #include "security/password.hpp"
 #include "storage/url.hpp"
 
@@ -315,7 +317,8 @@ void add_smtp_gauges(http::metrics& stats,
 // wrong stops the start (exit 2).
 std::unique_ptr<actors::smtp::scheduler>
 smtp_scheduler_or_exit(const config::settings& cfg, caf::actor_system& sys,
-                       actors::validation::validator& v) {
+                       actors::validation::validator& v,
+                       std::unique_ptr<core::smtp::catch_all_store> catch_all) {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0)
     host[0] = '\0';
@@ -324,8 +327,8 @@ smtp_scheduler_or_exit(const config::settings& cfg, caf::actor_system& sys,
   sc.is_free_mail = [lists](std::string_view domain) {
     return lists->free_providers.contains(domain);
   };
-  auto made =
-      actors::smtp::scheduler::create(sys, std::move(sc), v.shared_resolver());
+  auto made = actors::smtp::scheduler::create(
+      sys, std::move(sc), v.shared_resolver(), std::move(catch_all));
   if (!made) {
     if (cfg.smtp.helo.empty() && cfg.smtp.mail_from.empty()) {
       actors::log_event(actors::log_level::warn, "smtp_disabled",
@@ -395,33 +398,13 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
     }
     redis_at = std::move(*parsed);
   }
-  auto validator = validator_or_exit(cfg);
-  actors::key_cache keys{100000, cfg.auth.key_cache_seconds};
-  http::metrics stats;
-  caf::actor_system_config caf_cfg;
-  caf_cfg.set("scheduler.max-threads", cfg.actors.scheduler_threads);
-  caf_cfg.set("scheduler.policy", caf::atom("sharing"));
-  caf::actor_system sys{caf_cfg};
-  actors::storage_pool pool{sys, cfg, keys, jwt};
-  auto scheduler = smtp_scheduler_or_exit(cfg, sys, *validator);
-  // The credit ledger writes through the storage workers: the database's
-  // conditional update keeps every balance at or above zero, also across
-  // processes.
-  auto ledger_counters = std::make_shared<actors::credits::ledger_counters>();
-  auto ledger = actors::credits::spawn_ledger(
-      sys, actors::credits::storage_ledger_store(pool, unix_now),
-      ledger_counters);
-  actors::validation_pool validation{
-      sys, validator, cfg.validation.workers, ledger,
-      scheduler ? scheduler->handle() : actors::smtp::scheduler_actor{}};
-  actors::usage_recorder usage{sys, actors::storage_usage_sink(pool)};
-  actors::rate_limiter_options limiter_opts;
-  limiter_opts.ip_per_minute = cfg.limits.ip_per_minute;
-  actors::rate_limiter limiter{sys, limiter_opts};
-  // Limits shared by every process: Redis decides, this process's limiter
-  // stands in while Redis cannot (docs/deployment.md).
+  // The shared Redis (docs/deployment.md): one connection for the limits'
+  // scripts and the catch-all verdicts sent, one subscribed to the
+  // verdicts of the other processes.
   std::shared_ptr<net::redis_client> redis;
-  std::unique_ptr<actors::shared_limiter> shared_limits;
+  std::shared_ptr<net::redis_subscriber> redis_sub;
+  std::unique_ptr<actors::shared_catch_all> catch_all;
+  std::shared_ptr<const actors::shared_catch_all_counters> catch_all_counters;
   if (redis_at) {
     net::redis_options ro;
     ro.endpoint = *redis_at;
@@ -438,9 +421,46 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
                                {"error", why},
                                {"limits", "local_fallback"}});
         });
+    catch_all = std::make_unique<actors::shared_catch_all>(
+        redis, cfg.redis.prefix,
+        std::chrono::duration_cast<core::limits::millis>(
+            std::chrono::seconds(cfg.smtp.catch_all_ttl_seconds)),
+        100000);
+    catch_all_counters = catch_all->counters();
+    redis_sub = net::redis_subscriber::start(cluster_io.context(), *redis_at,
+                                             catch_all->channel(),
+                                             catch_all->on_message());
+  }
+  auto validator = validator_or_exit(cfg);
+  actors::key_cache keys{100000, cfg.auth.key_cache_seconds};
+  http::metrics stats;
+  caf::actor_system_config caf_cfg;
+  caf_cfg.set("scheduler.max-threads", cfg.actors.scheduler_threads);
+  caf_cfg.set("scheduler.policy", caf::atom("sharing"));
+  caf::actor_system sys{caf_cfg};
+  actors::storage_pool pool{sys, cfg, keys, jwt};
+  auto scheduler =
+      smtp_scheduler_or_exit(cfg, sys, *validator, std::move(catch_all));
+  // The credit ledger writes through the storage workers: the database's
+  // conditional update keeps every balance at or above zero, also across
+  // processes.
+  auto ledger_counters = std::make_shared<actors::credits::ledger_counters>();
+  auto ledger = actors::credits::spawn_ledger(
+      sys, actors::credits::storage_ledger_store(pool, unix_now),
+      ledger_counters);
+  actors::validation_pool validation{
+      sys, validator, cfg.validation.workers, ledger,
+      scheduler ? scheduler->handle() : actors::smtp::scheduler_actor{}};
+  actors::usage_recorder usage{sys, actors::storage_usage_sink(pool)};
+  actors::rate_limiter_options limiter_opts;
+  limiter_opts.ip_per_minute = cfg.limits.ip_per_minute;
+  actors::rate_limiter limiter{sys, limiter_opts};
+  // Limits shared by every process: Redis decides, this process's limiter
+  // stands in while Redis cannot (docs/deployment.md).
+  std::unique_ptr<actors::shared_limiter> shared_limits;
+  if (redis)
     shared_limits = std::make_unique<actors::shared_limiter>(
         redis, cfg.redis.prefix, limiter);
-  }
   auto trusted =
       core::limits::trusted_networks::parse(cfg.http.trusted_proxies);
   if (!trusted) {
@@ -501,6 +521,15 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   add_pool_gauges(stats, "validation", validation.size(), validation.gauges());
   add_dns_gauges(stats, validator);
   add_smtp_gauges(stats, scheduler.get(), *ledger_counters);
+  if (scheduler && catch_all_counters) {
+    const char* help = "Catch-all verdicts shared through Redis: sent to "
+                       "the other processes, or heard (own ones included).";
+    auto c = catch_all_counters;
+    stats.add_gauge("mailassay_smtp_catch_all_shared{way=\"sent\"}", help,
+                    [c] { return static_cast<double>(c->published.load()); });
+    stats.add_gauge("mailassay_smtp_catch_all_shared{way=\"heard\"}", help,
+                    [c] { return static_cast<double>(c->heard.load()); });
+  }
   add_limiter_gauges(stats, limiter.gauges());
   if (redis)
     add_redis_gauges(stats, *redis, *shared_limits);
@@ -549,6 +578,8 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   // Pending checks end (decided locally) before the limiter goes away.
   if (redis)
     redis->stop();
+  if (redis_sub)
+    redis_sub->stop();
   // Running batch jobs write what they finished and hand their leases back,
   // so the next start resumes them at once.
   batches.stop(std::chrono::milliseconds(10000));

@@ -689,7 +689,8 @@ scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_config config,
 
 core::expected<std::unique_ptr<scheduler>>
 scheduler::create(caf::actor_system& sys, scheduler_config config,
-                  std::shared_ptr<net::dns_resolver> resolver) {
+                  std::shared_ptr<net::dns_resolver> resolver,
+                  std::unique_ptr<core::smtp::catch_all_store> catch_all) {
   if (auto ok = core::smtp::check_identity(
           config.identity, config.force_identity, config.is_free_mail);
       !ok)
@@ -708,6 +709,7 @@ scheduler::create(caf::actor_system& sys, scheduler_config config,
     return std::move(client).error_value();
   scheduler_parts parts;
   parts.runner = net_session_runner(std::move(*client));
+  parts.catch_all = std::move(catch_all);
   if (resolver)
     parts.lookup = [resolver](std::string host,
                               std::function<void(core::dns::mail_route)> done) {

@@ -223,10 +223,13 @@ class scheduler {
 public:
   /// Checks `config` (identity, allow-list, proxy), starts the SMTP client
   /// and spawns the actor; fails with errc::validation_failed naming the
-  /// setting (the process should refuse to start then).
+  /// setting (the process should refuse to start then). `catch_all`:
+  /// where verdicts are kept (a store shared by several processes); null:
+  /// the local cache.
   static core::expected<std::unique_ptr<scheduler>>
   create(caf::actor_system& sys, scheduler_config config,
-         std::shared_ptr<net::dns_resolver> resolver);
+         std::shared_ptr<net::dns_resolver> resolver,
+         std::unique_ptr<core::smtp::catch_all_store> catch_all = nullptr);
 
   /// Stops (see `stop`).
   ~scheduler();

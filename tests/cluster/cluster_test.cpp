@@ -1,8 +1,9 @@
 // Three processes as one service (issue 18, docs/deployment.md): tokens,
-// signing keys, revocations, rate limits and batch cancels behave as with
-// one process.
+// signing keys, revocations, rate limits, batch cancels and catch-all
+// verdicts behave as with one process.
 #include "tests/cluster/cluster.hpp"
 #include "tests/peers/dns_peer.hpp"
+#include "tests/peers/smtp_peer.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +14,8 @@
 
 using namespace mailassay::testing;
 using mailassay::tests::peers::dns_peer;
+using mailassay::tests::peers::smtp_peer;
+using mailassay::tests::peers::smtp_rcpt_behaviour;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
@@ -414,5 +417,49 @@ TEST_SUITE("cluster") {
       MESSAGE("node " << i << " refused the revoked key after " << ms_since(t)
                       << " ms");
     }
+  }
+
+  TEST_CASE("a catch-all domain is probed once across the processes") {
+    dns_peer dns;
+    dns.load_zone("mx.peer.test A 127.0.0.1\n"
+                  "catchall.test MX 10 mx.peer.test\n");
+    smtp_peer mx;
+    mx.add_rule("*@catchall.test", smtp_rcpt_behaviour::accept);
+    auto env = smtp_server_env(
+        dns.server(), std::to_string(mx.port()),
+        {{"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
+         {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
+         {"MAILASSAY_SMTP_TLS", "never"}});
+    MAILASSAY_CLUSTER(c, cluster_options{3, "", env});
+    api a0 = c.at(0);
+    auto [jwt, key] = smtp_account(a0, "CatchAll");
+    auto validate = [&](int node, const std::string& email) {
+      auto r = c.at(node).post(
+          "/v2/email/validate",
+          {{"email", email}, {"smtp", true}, {"timeout", 10000}}, key);
+      REQUIRE_MESSAGE(r.status == 200, r.body);
+      auto b = json::parse(r.body);
+      CHECK(b["status"] == "risky");
+      CHECK(b["smtp"]["catchAll"] == true);
+    };
+    auto probes = [&] {
+      double n = 0;
+      for (int i = 0; i < 3; ++i)
+        n += c.at(i).metric("mailassay_smtp_catch_all_probes");
+      return n;
+    };
+    validate(0, "ann@catchall.test");
+    CHECK(probes() == 1);
+    // The verdict travels to the other processes' mirrors.
+    for (int i = 1; i < 3; ++i)
+      REQUIRE(eventually([&] {
+        return c.at(i).metric(
+                   "mailassay_smtp_catch_all_shared{way=\"heard\"}") >= 1;
+      }));
+    validate(1, "bob@catchall.test");
+    validate(2, "cid@catchall.test");
+    CHECK(probes() == 1);
+    for (int i = 1; i < 3; ++i)
+      CHECK(c.at(i).metric("mailassay_smtp_catch_all_cache_hits") == 1);
   }
 }
