@@ -9,7 +9,8 @@
 # defaults to 600; BUILD_DIR to build (its fuzz/clang holds the libFuzzer
 # builds, made by `cmake --build BUILD_DIR` when clang is installed).
 # New inputs go to a scratch folder first; `-merge=1` then keeps in
-# fuzz/corpus/TARGET only the inputs that add coverage. A failure leaves
+# fuzz/corpus/TARGET only the inputs that add coverage (past 130 KB, new
+# edges only). A failure leaves
 # its input (crash-*, timeout-*, oom-*) in the scratch folder and stops.
 set -euo pipefail
 target=${1:?target}
@@ -38,6 +39,15 @@ fi
 # minimised together.
 nice -n 10 "$fuzzer" -merge=1 "$work/merged" "$corpus" "$work/new" \
   >"$work/merge.log" 2>&1
+# Past 130 KB (long inputs that reach loops more often), keep only what
+# reaches new edges, so that the repository stays small.
+if (($(cat "$work/merged"/* | wc -c) > 130000)); then
+  mkdir "$work/edges"
+  nice -n 10 "$fuzzer" -merge=1 -use_counters=0 "$work/edges" "$work/merged" \
+    >>"$work/merge.log" 2>&1
+  rm -rf "$work/merged"
+  mv "$work/edges" "$work/merged"
+fi
 rm -f "$corpus"/*
 cp "$work/merged"/* "$corpus"/
 echo "corpus of $target: $(ls "$corpus" | wc -l) inputs; log: $work/log"
