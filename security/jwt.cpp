@@ -85,6 +85,11 @@ bool base64url_decode(std::string_view text, std::string& out) {
       out += static_cast<char>((acc >> bits) & 0xFF);
     }
   }
+  // RFC 4648 §3.5: the bits left over in the last character are zero, so
+  // that bytes have one spelling (else a token's signature verified in four
+  // spellings, each a different token text).
+  if (bits > 0 && (acc & ((1u << bits) - 1)) != 0)
+    return false;
   return text.size() % 4 != 1;
 }
 
@@ -172,8 +177,14 @@ core::expected<access_claims> verify_access_token(std::string_view token,
     claims.organization_id = payload.at("org").get<std::string>();
     claims.role = payload.at("role").get<std::string>();
     claims.token_id = payload.value("jti", "");
-    claims.issued_at = payload.at("iat").get<std::int64_t>();
-    claims.expires_at = payload.at("exp").get<std::int64_t>();
+    // Whole numbers only, as we issue them: converting a float beyond the
+    // range of int64 is undefined behaviour.
+    const auto& iat = payload.at("iat");
+    const auto& exp = payload.at("exp");
+    if (!iat.is_number_integer() || !exp.is_number_integer())
+      return unauthorized();
+    claims.issued_at = iat.get<std::int64_t>();
+    claims.expires_at = exp.get<std::int64_t>();
     if (claims.expires_at <= now)
       return unauthorized();
     // A retired key signs nothing new: only tokens issued before (or just

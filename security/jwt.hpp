@@ -63,7 +63,9 @@ std::string token_kid(std::string_view token);
 /// Encodes bytes as unpadded base64url (RFC 4648 §5).
 std::string base64url_encode(std::string_view bytes);
 
-/// Decodes unpadded base64url; false on a character outside the alphabet.
+/// Decodes unpadded base64url; false on a character outside the alphabet,
+/// a length no encoding has, or unused bits that are not zero (one spelling
+/// per byte string).
 bool base64url_decode(std::string_view text, std::string& out);
 
 } // namespace mailassay::security

@@ -105,6 +105,14 @@ TEST_SUITE("security") {
     }
     std::string out;
     CHECK_FALSE(base64url_decode("ab+c", out));
+    // Found by fuzz/access_token_fuzz.cpp: one spelling per byte string;
+    // the unused bits of the last character are zero.
+    CHECK(base64url_decode("QQ", out));
+    CHECK(out == "A");
+    for (auto other : {"QR", "QS", "QT", "QUF", "QUJ"})
+      CHECK_FALSE(base64url_decode(other, out));
+    CHECK(base64url_decode("QUI", out));
+    CHECK(out == "AB");
   }
   TEST_CASE("a signed access token verifies and carries its claims") {
     auto token = sign_access_token(sample(1000), "s3cret");
@@ -136,6 +144,29 @@ TEST_SUITE("security") {
     CHECK(verify_access_token(forge(R"({"alg":"HS256"})", payload, "s3cret"),
                               "s3cret", 10)
               .has_value());
+  }
+  TEST_CASE("iat and exp are whole numbers") {
+    // Found by fuzz/access_token_fuzz.cpp: a float beyond int64's range
+    // was converted (undefined behaviour); a float within it was taken.
+    for (
+        auto payload :
+        {R"({"sub":"u","org":"o","role":"owner","iat":1,"exp":2e9,"typ":"access"})",
+         R"({"sub":"u","org":"o","role":"owner","iat":1,"exp":1e300,"typ":"access"})",
+         R"({"sub":"u","org":"o","role":"owner","iat":1.5,"exp":2000000000,"typ":"access"})",
+         R"({"sub":"u","org":"o","role":"owner","iat":1,"exp":"2000000000","typ":"access"})"}) {
+      CAPTURE(payload);
+      CHECK_FALSE(verify_access_token(forge(R"({"alg":"HS256"})", payload, "k"),
+                                      "k", 10)
+                      .has_value());
+    }
+    CHECK(
+        verify_access_token(
+            forge(
+                R"({"alg":"HS256"})",
+                R"({"sub":"u","org":"o","role":"owner","iat":1,"exp":2000000000,"typ":"access"})",
+                "k"),
+            "k", 10)
+            .has_value());
   }
   TEST_CASE("tampered payloads and malformed tokens are refused") {
     auto token = sign_access_token(sample(1000), "s3cret");
