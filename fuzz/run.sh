@@ -4,8 +4,8 @@
 #
 #   fuzz/run.sh TARGET [SECONDS] [BUILD_DIR]
 #
-# TARGET: request_gate, json_body, query, csv_reader, batch_intake,
-# multipart or smtp_reply (fuzz/CMakeLists.txt); SECONDS
+# TARGET: request_gate, json_body, query, access_token, csv_reader,
+# batch_intake, multipart or smtp_reply (fuzz/CMakeLists.txt); SECONDS
 # defaults to 600; BUILD_DIR to build (its fuzz/clang holds the libFuzzer
 # builds, made by `cmake --build BUILD_DIR` when clang is installed).
 # New inputs go to a scratch folder first; `-merge=1` then keeps in
