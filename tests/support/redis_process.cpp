@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sstream>
@@ -22,20 +23,32 @@ namespace mailassay::testing {
 
 std::string shared_redis_url() {
   const char* v = std::getenv("MAILASSAY_TEST_REDIS_URL");
-  return v ? std::string{v} : std::string{};
+  if (v && *v)
+    return v;
+  // Not given (a plain ctest run): one private server for this test
+  // binary, started on first use and stopped when the binary exits.
+  static std::unique_ptr<redis_process> own;
+  if (!own)
+    try {
+      own = std::make_unique<redis_process>();
+    } catch (const std::exception&) {
+      return {};
+    }
+  return own->url();
 }
 
 bool require_shared_redis() {
-  if (!shared_redis_url().empty())
-    return true;
   const char* skip = std::getenv("MAILASSAY_TEST_SKIP_REDIS");
   if (skip && std::string{skip} == "1") {
     MESSAGE("skipped: no Redis (MAILASSAY_TEST_SKIP_REDIS=1)");
     return false;
   }
-  FAIL("MAILASSAY_TEST_REDIS_URL is not set: run `export "
-       "MAILASSAY_TEST_REDIS_URL=$(scripts/lib/test-redis.sh | tail -n1)` or "
-       "set MAILASSAY_TEST_SKIP_REDIS=1 to skip the Redis cases");
+  if (!shared_redis_url().empty())
+    return true;
+  FAIL("no Redis: MAILASSAY_TEST_REDIS_URL is not set and redis-server "
+       "could not be started (scripts/lib/install-deps.sh "
+       "scripts/lib/test-packages.txt), or set MAILASSAY_TEST_SKIP_REDIS=1 "
+       "to skip the Redis cases");
   return false;
 }
 

@@ -6,11 +6,12 @@
 namespace mailassay::testing {
 
 /// The Redis server the tests share: $MAILASSAY_TEST_REDIS_URL (set by
-/// scripts/test, from scripts/lib/test-redis.sh), or "" when unset.
+/// scripts/test, from scripts/lib/test-redis.sh), else a private
+/// redis-server started once for the test binary; "" when neither works.
 std::string shared_redis_url();
 
-/// Fails the current test when no shared Redis is set, unless
-/// MAILASSAY_TEST_SKIP_REDIS=1 (then returns false: skip the test).
+/// Fails the current test when there is no Redis, and returns false
+/// without failing when MAILASSAY_TEST_SKIP_REDIS=1 (skip the test).
 bool require_shared_redis();
 
 /// A private redis-server (Debian's binary) on a free loopback port, for
