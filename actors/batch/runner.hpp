@@ -3,7 +3,8 @@
 // Batch job execution (docs/batch.md).
 //
 // One runner per process claims queued jobs (or jobs whose owner's lease ran
-// out) from storage and spawns one supervisor actor per job. A supervisor
+// out) from storage and spawns one supervisor actor per job
+// (actors/batch/job_supervisor.hpp). A supervisor
 // reads the job's pending items page by page, sorted by domain so DNS
 // answers are reused, keeps at most `concurrency` validations in flight,
 // and checkpoints results in one transaction per batch of rows (results,
