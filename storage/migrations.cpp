@@ -180,6 +180,69 @@ const std::vector<migration>& all_migrations() {
            "CREATE UNIQUE INDEX signing_keys_one_current "
            "ON signing_keys (state) WHERE state = 'current'",
        }},
+      {5,
+       "webhooks",
+       {
+           // docs/webhooks.md. The signing secrets are sealed with the
+           // server key (never stored in clear, never only hashed: an HMAC
+           // needs them).
+           R"(CREATE TABLE webhooks (
+            id TEXT PRIMARY KEY,
+            organization_id TEXT NOT NULL
+              REFERENCES organizations (id) ON DELETE CASCADE,
+            url TEXT NOT NULL,
+            description TEXT NOT NULL DEFAULT '',
+            events TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('active', 'disabled')),
+            secret TEXT NOT NULL,
+            previous_secret TEXT NOT NULL DEFAULT '',
+            previous_secret_expires_at BIGINT NOT NULL DEFAULT 0,
+            credits_low_threshold BIGINT NOT NULL DEFAULT 0
+              CHECK (credits_low_threshold >= 0),
+            created_at BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL))",
+           "CREATE INDEX webhooks_by_organization "
+           "ON webhooks (organization_id, created_at)",
+           // The outbox: one row per event and endpoint, written in the
+           // transaction of the change it reports. Times in milliseconds.
+           R"(CREATE TABLE webhook_deliveries (
+            id TEXT PRIMARY KEY,
+            webhook_id TEXT NOT NULL
+              REFERENCES webhooks (id) ON DELETE CASCADE,
+            organization_id TEXT NOT NULL,
+            event TEXT NOT NULL,
+            subject_id TEXT NOT NULL DEFAULT '',
+            balance BIGINT NOT NULL DEFAULT 0,
+            threshold BIGINT NOT NULL DEFAULT 0,
+            created_ms BIGINT NOT NULL,
+            status TEXT NOT NULL
+              CHECK (status IN ('pending', 'delivered', 'failed')),
+            attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+            next_attempt_ms BIGINT NOT NULL,
+            last_status_code INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT NOT NULL DEFAULT '',
+            delivered_ms BIGINT NOT NULL DEFAULT 0,
+            lease_owner TEXT NOT NULL DEFAULT '',
+            lease_expires_ms BIGINT NOT NULL DEFAULT 0))",
+           "CREATE INDEX webhook_deliveries_due "
+           "ON webhook_deliveries (status, next_attempt_ms)",
+           "CREATE INDEX webhook_deliveries_by_webhook "
+           "ON webhook_deliveries (webhook_id, created_ms)",
+           R"(CREATE TABLE webhook_attempts (
+            delivery_id TEXT NOT NULL
+              REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+            number INTEGER NOT NULL CHECK (number >= 1),
+            at_ms BIGINT NOT NULL,
+            duration_ms BIGINT NOT NULL,
+            status_code INTEGER NOT NULL DEFAULT 0,
+            error TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (delivery_id, number)){without_rowid})",
+           // At most one successful attempt per delivery, whatever two
+           // processes believe about their leases.
+           "CREATE UNIQUE INDEX webhook_attempts_one_success "
+           "ON webhook_attempts (delivery_id) "
+           "WHERE status_code >= 200 AND status_code <= 299",
+       }},
   };
   return list;
 }

@@ -83,6 +83,7 @@ soci_store::debit_account(const std::string& organization_id,
   }
   auto b = read_balance(organization_id);
   insert_entry(sql_, organization_id, -amount, kind, reference, b.balance, now);
+  emit_credits_low(organization_id, b.balance + amount, b.balance, now);
   return b;
 }
 

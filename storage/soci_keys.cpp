@@ -172,6 +172,8 @@ soci_store::update_api_key(const std::string& organization_id,
   return run<acc::api_key>(false, [&] {
     transaction tx{*this};
     auto k = load_key(organization_id, key_id);
+    bool revoking = u.status && *u.status == acc::key_status::revoked &&
+                    k.status == acc::key_status::active;
     if (u.name)
       k.name = *u.name;
     if (u.allowed_domains)
@@ -195,6 +197,9 @@ soci_store::update_api_key(const std::string& organization_id,
         use(r.per_day, r.per_day_ind), use(r.status), use(r.k.updated_at),
         use(organization_id), use(key_id);
     notify(change_kind::api_key, k.key_hash);
+    if (revoking)
+      emit_webhook_event(organization_id,
+                         core::webhooks::event_type::key_revoked, key_id, now);
     tx.commit();
     return k;
   });

@@ -157,6 +157,38 @@ public:
               std::int64_t limit, bool done_only,
               const std::vector<std::string>& statuses) override;
 
+  expected<unit> insert_webhook(const core::webhooks::endpoint& w) override;
+  expected<std::vector<core::webhooks::endpoint>>
+  list_webhooks(const std::string& organization_id) override;
+  expected<core::webhooks::endpoint>
+  get_webhook(const std::string& organization_id,
+              const std::string& webhook_id) override;
+  expected<core::webhooks::endpoint>
+  update_webhook(const std::string& organization_id,
+                 const std::string& webhook_id, const webhook_update& u,
+                 std::int64_t now) override;
+  expected<unit> delete_webhook(const std::string& organization_id,
+                                const std::string& webhook_id) override;
+  expected<core::webhooks::delivery>
+  enqueue_webhook_ping(const std::string& organization_id,
+                       const std::string& webhook_id,
+                       std::int64_t now_ms) override;
+  expected<std::vector<core::webhooks::delivery>>
+  list_webhook_deliveries(const std::string& organization_id,
+                          const std::string& webhook_id,
+                          std::int64_t limit) override;
+  expected<std::vector<claimed_delivery>>
+  claim_webhook_deliveries(const std::string& owner, std::int64_t limit,
+                           std::int64_t lease_ms, std::int64_t now_ms) override;
+  expected<bool>
+  record_webhook_attempt(const std::string& delivery_id,
+                         const std::string& owner,
+                         const std::optional<core::webhooks::attempt>& a,
+                         const delivery_outcome& outcome) override;
+  expected<unit> release_webhook_leases(const std::string& owner) override;
+  expected<std::int64_t>
+  prune_webhook_deliveries(std::int64_t before_ms) override;
+
 private:
   /// A write transaction; rolls back unless `commit()` ran. SQLite takes
   /// the write lock up front (BEGIN IMMEDIATE) so a read-then-write never
@@ -254,6 +286,28 @@ private:
   core::batch::job close_batch_job(const core::batch::job& j,
                                    core::batch::job_status final_status,
                                    std::int64_t now);
+  /// Inside an open transaction: queues event `e` about `subject_id` for
+  /// every active endpoint of the organization subscribed to it (the
+  /// outbox; docs/webhooks.md). `now` in Unix seconds.
+  void emit_webhook_event(const std::string& organization_id,
+                          core::webhooks::event_type e,
+                          const std::string& subject_id, std::int64_t now);
+
+  /// Inside an open transaction: queues credits.low for every active
+  /// subscribed endpoint whose threshold a debit from `before` to `after`
+  /// crossed (core::webhooks::crossed_below).
+  void emit_credits_low(const std::string& organization_id, std::int64_t before,
+                        std::int64_t after, std::int64_t now);
+
+  /// Inserts one pending delivery due at `created_ms`; returns its id (made
+  /// by the database's random generator).
+  std::string insert_delivery(const core::webhooks::delivery& d);
+
+  /// Reads one endpoint; the organization is checked unless null.
+  /// Missing -> not_found.
+  core::webhooks::endpoint load_webhook(const std::string* organization_id,
+                                        const std::string& webhook_id);
+
   std::vector<acc::api_key> select_keys(const std::string& where,
                                         const std::string& a,
                                         const std::string& b);

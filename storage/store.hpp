@@ -3,6 +3,7 @@
 #include "core/account/records.hpp"
 #include "core/base/expected.hpp"
 #include "core/batch/job.hpp"
+#include "core/webhooks/records.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -59,6 +60,36 @@ struct api_key_update {
   std::optional<acc::key_config> config;
   std::optional<acc::rate_limits> limits;
   std::optional<acc::key_status> status;
+};
+
+/// Fields of a webhook endpoint a PATCH or a rotation changes; nullopt =
+/// leave unchanged.
+struct webhook_update {
+  std::optional<std::string> url;
+  std::optional<std::string> description;
+  std::optional<std::vector<core::webhooks::event_type>> events;
+  std::optional<core::webhooks::endpoint_status> status;
+  std::optional<std::int64_t> credits_low_threshold;
+  /// A rotation: the new sealed secret; the current one becomes the
+  /// previous secret until `previous_secret_expires_at`.
+  std::optional<std::string> sealed_secret;
+  std::int64_t previous_secret_expires_at = 0;
+};
+
+/// A delivery a dispatcher claimed, with its endpoint.
+struct claimed_delivery {
+  core::webhooks::delivery delivery;
+  core::webhooks::endpoint endpoint;
+};
+
+/// How an attempt (or a give-up without one) leaves a delivery.
+struct delivery_outcome {
+  core::webhooks::delivery_status status =
+      core::webhooks::delivery_status::pending;
+  /// Due time of the next attempt while pending (Unix ms).
+  std::int64_t next_attempt_ms = 0;
+  /// When it was delivered (Unix ms), for `delivered`.
+  std::int64_t delivered_ms = 0;
 };
 
 /// The single storage interface; every backend passes the same test suite.
@@ -349,6 +380,83 @@ public:
   batch_items(const std::string& job_id, std::int64_t after_seq,
               std::int64_t limit, bool done_only,
               const std::vector<std::string>& statuses) = 0;
+
+  // -- webhooks (docs/webhooks.md) ------------------------------------------
+  //
+  // Events are written as deliveries (the outbox) by the methods that make
+  // them happen, in their own transaction: finish_batch_job and
+  // cancel_batch_job (batch.completed, batch.failed, batch.cancelled),
+  // update_api_key when it revokes an active key (key.revoked), and every
+  // debit (take_credits, create_batch_job's reservation) that takes the
+  // balance below an endpoint's threshold (credits.low). Each active
+  // endpoint of the organization subscribed to the event gets one
+  // delivery.
+
+  /// Stores a new endpoint.
+  virtual expected<unit> insert_webhook(const core::webhooks::endpoint& w) = 0;
+
+  /// Lists an organization's endpoints, oldest first.
+  virtual expected<std::vector<core::webhooks::endpoint>>
+  list_webhooks(const std::string& organization_id) = 0;
+
+  /// Returns one endpoint of an organization (not_found for others').
+  virtual expected<core::webhooks::endpoint>
+  get_webhook(const std::string& organization_id,
+              const std::string& webhook_id) = 0;
+
+  /// Applies the set fields of `u`; returns the updated endpoint.
+  virtual expected<core::webhooks::endpoint>
+  update_webhook(const std::string& organization_id,
+                 const std::string& webhook_id, const webhook_update& u,
+                 std::int64_t now) = 0;
+
+  /// Deletes an endpoint with its deliveries and their attempts.
+  virtual expected<unit> delete_webhook(const std::string& organization_id,
+                                        const std::string& webhook_id) = 0;
+
+  /// Queues a `ping` delivery to one endpoint of the organization (due at
+  /// once, whatever it subscribes to and even when disabled; it is sent
+  /// once the endpoint is active). Returns the delivery.
+  virtual expected<core::webhooks::delivery>
+  enqueue_webhook_ping(const std::string& organization_id,
+                       const std::string& webhook_id, std::int64_t now_ms) = 0;
+
+  /// Lists an endpoint's deliveries, newest first, at most `limit`, each
+  /// with its attempts (oldest first).
+  virtual expected<std::vector<core::webhooks::delivery>>
+  list_webhook_deliveries(const std::string& organization_id,
+                          const std::string& webhook_id,
+                          std::int64_t limit) = 0;
+
+  /// Claims up to `limit` pending deliveries that are due (next attempt at
+  /// or before `now_ms`), of active endpoints, not leased by anyone (or
+  /// whose lease ran out: its holder died mid-attempt), for `owner` until
+  /// now_ms + lease_ms; oldest due first. Two processes never claim the
+  /// same delivery (PostgreSQL: FOR UPDATE SKIP LOCKED).
+  virtual expected<std::vector<claimed_delivery>>
+  claim_webhook_deliveries(const std::string& owner, std::int64_t limit,
+                           std::int64_t lease_ms, std::int64_t now_ms) = 0;
+
+  /// Records how a claimed delivery went, in one transaction: the attempt
+  /// (when one was made; numbered after the ones before), the new status,
+  /// next due time, last answer, and the lease released. Only while the
+  /// delivery is pending and `owner` holds it; otherwise returns false and
+  /// writes nothing. A second 2xx attempt of one delivery is refused by
+  /// the database (partial unique index).
+  virtual expected<bool>
+  record_webhook_attempt(const std::string& delivery_id,
+                         const std::string& owner,
+                         const std::optional<core::webhooks::attempt>& a,
+                         const delivery_outcome& outcome) = 0;
+
+  /// Releases every lease `owner` holds (shutdown): the deliveries are due
+  /// again for whoever claims next.
+  virtual expected<unit> release_webhook_leases(const std::string& owner) = 0;
+
+  /// Deletes delivered and failed deliveries created before `before_ms`;
+  /// returns how many.
+  virtual expected<std::int64_t>
+  prune_webhook_deliveries(std::int64_t before_ms) = 0;
 };
 
 /// Opens a store from a database URL: `sqlite:///abs/path.db`,
