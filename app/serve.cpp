@@ -10,12 +10,15 @@
 #include "actors/storage_pool.hpp"
 #include "actors/usage_recorder.hpp"
 #include "actors/validation_pool.hpp"
+#include "actors/webhooks/dispatcher.hpp"
 #include "app/app.hpp"
 #include "http/server.hpp"
 #include "http/services.hpp"
+#include "http/webhook_codec.hpp"
 #include "net/dns_resolver.hpp"
 #include "net/io_thread.hpp"
 #include "net/redis_client.hpp"
+#include "net/http_client.hpp"
 #include "net/redis_subscriber.hpp"
 #include "security/password.hpp"
 #include "storage/url.hpp"
@@ -342,6 +345,69 @@ smtp_scheduler_or_exit(const config::settings& cfg, caf::actor_system& sys,
   return std::move(*made);
 }
 
+void add_webhook_gauges(http::metrics& stats,
+                        const actors::webhooks::dispatcher_gauges& g) {
+  auto* gp = &g;
+  stats.add_gauge("mailassay_webhook_in_flight",
+                  "Webhook delivery attempts running.",
+                  [gp] { return static_cast<double>(gp->in_flight.load()); });
+  stats.add_gauge("mailassay_webhook_attempts",
+                  "Webhook delivery attempts recorded since start.",
+                  [gp] { return static_cast<double>(gp->attempts.load()); });
+  stats.add_gauge("mailassay_webhook_delivered",
+                  "Webhook deliveries answered with a 2xx since start.",
+                  [gp] { return static_cast<double>(gp->delivered.load()); });
+  stats.add_gauge("mailassay_webhook_given_up",
+                  "Webhook deliveries given up after their retry window.",
+                  [gp] { return static_cast<double>(gp->given_up.load()); });
+}
+
+// The client of webhook deliveries: the SMTP prober's address policy with
+// the webhooks' own allow-list, host names resolved by the service's
+// resolver (A, then AAAA), each address checked before it is used.
+std::shared_ptr<net::http_client>
+webhook_client_or_exit(const config::settings& cfg,
+                       std::shared_ptr<net::dns_resolver> resolver) {
+  net::http_client_config hc;
+  auto policy =
+      core::smtp::target_policy::parse(cfg.webhooks.allow_private_targets);
+  if (!policy) {
+    std::cerr << "mailassay: invalid configuration: "
+                 "MAILASSAY_WEBHOOKS_ALLOW_PRIVATE_TARGETS "
+              << policy.error_value().message << "\n";
+    std::exit(2);
+  }
+  hc.policy = std::move(*policy);
+  hc.ca_file = cfg.webhooks.ca_file;
+  hc.max_head_bytes =
+      static_cast<std::size_t>(cfg.webhooks.max_response_head_bytes);
+  hc.resolve = [resolver](std::string host,
+                          std::function<void(net::http_resolution)> done) {
+    resolver->resolve_host(
+        std::move(host), [done = std::move(done)](core::dns::mail_route r) {
+          net::http_resolution out;
+          out.addresses = std::move(r.addresses);
+          if (out.addresses.empty())
+            out.error = "no address (" +
+                        std::string{core::dns::to_string(r.cause)} + ")";
+          done(std::move(out));
+        });
+  };
+  auto made = net::http_client::create(std::move(hc));
+  if (!made) {
+    std::cerr << "mailassay: invalid configuration: "
+              << made.error_value().message << "\n";
+    std::exit(2);
+  }
+  return std::shared_ptr<net::http_client>{std::move(*made)};
+}
+
+std::int64_t unix_now_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
 // glibc gives threads their own malloc arenas (up to 8 per core) and each
 // arena keeps its high-water mark: a batch upload parsed on one storage
 // worker, its job run on others, left the process ~20 MB larger per job.
@@ -357,6 +423,10 @@ void limit_malloc_arenas() {
 } // namespace
 
 int serve(config::settings& cfg, const std::optional<std::string>& file) {
+  // The webhook server key is resolved once (it may live in a file) and
+  // travels with the settings to the use cases and the dispatcher. A reload
+  // never changes it (webhooks.* take a restart).
+  cfg.webhooks.secret_key = webhook_key_or_exit(cfg);
   limit_malloc_arenas();
   auto signals = block_signals();
   actors::init_logging(cfg.log.level);
@@ -511,6 +581,22 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
         storage::notify_channel(*url), std::move(sinks));
     add_cluster_gauges(stats, *events);
   }
+  // Webhook deliveries: their own storage lane and HTTP thread, so a slow
+  // or failing endpoint never holds up validations.
+  actors::storage_pool webhook_storage{
+      sys, cfg, keys, jwt, actors::storage_lane{1, 0, "webhook-db"}};
+  actors::webhooks::dispatcher webhooks{
+      sys, actors::webhooks::dispatcher_env{
+               &webhook_storage,
+               webhook_client_or_exit(cfg, validator->shared_resolver()),
+               cfg.webhooks,
+               [public_url = cfg.webhooks.public_url](
+                   storage::store& db, const core::webhooks::delivery& d) {
+                 return http::webhook_codec::event_body(db, d, public_url,
+                                                        unix_now());
+               },
+               actors::batch_owner_name(), unix_now_ms}};
+  add_webhook_gauges(stats, webhooks.gauges());
   add_batch_gauges(stats, batches.gauges());
   add_pool_gauges(stats, "storage", pool.size(), pool.gauges());
   add_pool_gauges(stats, "batch_storage", batch_storage.size(),
@@ -551,12 +637,15 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   svc.syntax = syntax_options(cfg);
   svc.batches = &batches;
   svc.shared_limits = shared_limits.get();
+  svc.webhooks = &webhooks;
   stats.add_gauge("mailassay_http_in_flight", "Requests being handled.",
                   [&svc] { return static_cast<double>(svc.in_flight.load()); });
   {
     http::server srv{svc};
     if (auto err = srv.start(); !err.empty()) {
       std::cerr << "mailassay: " << err << "\n";
+      webhooks.stop(std::chrono::milliseconds(5000));
+      webhook_storage.stop();
       pool.stop();
       batch_storage.stop();
       return 1;
@@ -583,6 +672,9 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   // Running batch jobs write what they finished and hand their leases back,
   // so the next start resumes them at once.
   batches.stop(std::chrono::milliseconds(10000));
+  // Deliveries in flight hand their leases back: the next process sends
+  // them.
+  webhooks.stop(std::chrono::milliseconds(5000));
   if (scheduler)
     scheduler->stop();
   // Workers finish their queued jobs (storage flushed) before the system
@@ -593,6 +685,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   validation.stop();
   caf::anon_send_exit(ledger, caf::exit_reason::user_shutdown);
   batch_storage.stop();
+  webhook_storage.stop();
   pool.stop();
   sys.await_all_actors_done();
   actors::log_event(actors::log_level::info, "stopped", {});

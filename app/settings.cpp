@@ -1,8 +1,12 @@
 #include "app/app.hpp"
+#include "security/secret_box.hpp"
 
 #include <chrono>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sys/stat.h>
 
 namespace mailassay::app {
 
@@ -19,6 +23,41 @@ config::settings load_settings_or_exit(const std::optional<std::string>& file) {
     std::exit(2);
   }
   return std::move(*loaded);
+}
+
+std::string webhook_key_or_exit(const config::settings& cfg) {
+  if (!cfg.webhooks.secret_key.empty())
+    return cfg.webhooks.secret_key;
+  namespace fs = std::filesystem;
+  fs::path path{cfg.webhooks.secret_key_file};
+  std::string key;
+  if (std::ifstream in{path}; in && std::getline(in, key)) {
+    if (security::secret_box_key_from_hex(key))
+      return key;
+    // Never replaced silently: the secrets sealed with it would be lost.
+    std::cerr << "mailassay: " << path.string()
+              << " does not hold a webhook key (64 hex digits)\n";
+    std::exit(2);
+  }
+  // First start: generate a key and keep it, so sealed secrets survive
+  // restarts.
+  std::error_code ec;
+  if (path.has_parent_path())
+    fs::create_directories(path.parent_path(), ec);
+  key = security::new_secret_box_key_hex();
+  auto old_mask = ::umask(077);
+  std::ofstream out{path, std::ios::trunc};
+  out << key << "\n";
+  out.close();
+  ::umask(old_mask);
+  if (!out) {
+    std::cerr << "mailassay: cannot write the webhook key file "
+              << path.string()
+              << " (set MAILASSAY_WEBHOOKS_SECRET_KEY or a writable "
+                 "MAILASSAY_WEBHOOKS_SECRET_KEY_FILE)\n";
+    std::exit(2);
+  }
+  return key;
 }
 
 std::int64_t unix_now() {

@@ -191,6 +191,22 @@ std::string check_socks5(const std::string& v) {
   return {};
 }
 
+std::string check_hex_key(const std::string& v) {
+  if (v.empty())
+    return {};
+  if (v.size() != 64 || !std::all_of(v.begin(), v.end(), [](unsigned char c) {
+        return std::isxdigit(c) != 0;
+      }))
+    return "must be 64 hex digits (32 bytes), or unset to generate one";
+  return {};
+}
+
+std::string check_base_url(const std::string& v) {
+  if (v.empty() || v.rfind("https://", 0) == 0 || v.rfind("http://", 0) == 0)
+    return {};
+  return "expected an absolute http(s) URL such as https://mail.example.com";
+}
+
 #define MAILASSAY_FIELD(path) [](auto& s) -> auto& { return s.path; }
 #define MAILASSAY_SHOW(path) [](const settings& s) { return show(s.path); }
 
@@ -539,6 +555,91 @@ const std::vector<key_spec>& registry() {
     {"smtp", "io_threads", "Threads running the SMTP client's I/O.",
      integer(MAILASSAY_FIELD(smtp.io_threads), 1, 64),
      MAILASSAY_SHOW(smtp.io_threads)},
+    {"webhooks", "allow_private_targets",
+     "Comma-separated CIDRs webhook endpoints may point at besides public "
+     "addresses (loopback, private, link-local ... are refused otherwise).",
+     [](settings& s, const std::string& v) -> std::string {
+       auto err = list(MAILASSAY_FIELD(webhooks.allow_private_targets))(s, v);
+       if (!err.empty())
+         return err;
+       auto nets = core::limits::trusted_networks::parse(
+         s.webhooks.allow_private_targets);
+       return nets ? std::string{} : nets.error_value().message;
+     },
+     MAILASSAY_SHOW(webhooks.allow_private_targets)},
+    {"webhooks", "allow_http",
+     "Accept http:// endpoint URLs (https is required otherwise).",
+     boolean(MAILASSAY_FIELD(webhooks.allow_http)),
+     MAILASSAY_SHOW(webhooks.allow_http)},
+    {"webhooks", "secret_key",
+     "Server key (64 hex digits) sealing the endpoints' signing secrets in "
+     "the database; every process sharing the database needs the same. "
+     "Unset: generated once and kept in webhooks.secret_key_file.",
+     text(MAILASSAY_FIELD(webhooks.secret_key), check_hex_key),
+     [](const settings&) { return std::string{"(generated)"}; }},
+    {"webhooks", "secret_key_file",
+     "File holding the generated webhook server key (mode 0600).",
+     text(MAILASSAY_FIELD(webhooks.secret_key_file)),
+     MAILASSAY_SHOW(webhooks.secret_key_file)},
+    {"webhooks", "timeout_ms",
+     "Longest time of one delivery attempt (resolution, connection, TLS, "
+     "answer), ms.",
+     integer(MAILASSAY_FIELD(webhooks.timeout_ms), 100, 60000),
+     MAILASSAY_SHOW(webhooks.timeout_ms)},
+    {"webhooks", "retry_first_ms",
+     "Wait after a delivery's first failed attempt, ms; it doubles at each "
+     "failure up to webhooks.retry_max_ms.",
+     integer(MAILASSAY_FIELD(webhooks.retry_first_ms), 10, 86400000),
+     MAILASSAY_SHOW(webhooks.retry_first_ms)},
+    {"webhooks", "retry_max_ms", "Longest wait between two attempts, ms.",
+     integer(MAILASSAY_FIELD(webhooks.retry_max_ms), 10, 86400000),
+     MAILASSAY_SHOW(webhooks.retry_max_ms)},
+    {"webhooks", "retry_window_seconds",
+     "A delivery is given up when its next attempt would fall this long "
+     "after the event.",
+     integer(MAILASSAY_FIELD(webhooks.retry_window_seconds), 1, 30 * 86400),
+     MAILASSAY_SHOW(webhooks.retry_window_seconds)},
+    {"webhooks", "poll_ms",
+     "How often each process looks for due deliveries, ms.",
+     integer(MAILASSAY_FIELD(webhooks.poll_ms), 20, 60000),
+     MAILASSAY_SHOW(webhooks.poll_ms)},
+    {"webhooks", "concurrency", "Delivery attempts in flight per process.",
+     integer(MAILASSAY_FIELD(webhooks.concurrency), 1, 1024),
+     MAILASSAY_SHOW(webhooks.concurrency)},
+    {"webhooks", "max_response_head_bytes",
+     "Most bytes of an endpoint's answer read (its status line and header "
+     "fields; the body is never read).",
+     integer(MAILASSAY_FIELD(webhooks.max_response_head_bytes), 256,
+             1024 * 1024),
+     MAILASSAY_SHOW(webhooks.max_response_head_bytes)},
+    {"webhooks", "credits_low_threshold",
+     "Balance below which credits.low fires, for endpoints created without "
+     "their own creditsLowThreshold.",
+     integer(MAILASSAY_FIELD(webhooks.credits_low_threshold), 0, 1LL << 40),
+     MAILASSAY_SHOW(webhooks.credits_low_threshold)},
+    {"webhooks", "public_url",
+     "The service's public base URL (https://mail.example.com), used for "
+     "the export URL in batch events; empty: the path alone.",
+     text(MAILASSAY_FIELD(webhooks.public_url), check_base_url),
+     MAILASSAY_SHOW(webhooks.public_url)},
+    {"webhooks", "ca_file",
+     "PEM file of extra trust anchors for https endpoints (a private CA); "
+     "the system's store is always used.",
+     text(MAILASSAY_FIELD(webhooks.ca_file)),
+     MAILASSAY_SHOW(webhooks.ca_file)},
+    {"webhooks", "max_endpoints", "Webhook endpoints per organization.",
+     integer(MAILASSAY_FIELD(webhooks.max_endpoints), 1, 1000),
+     MAILASSAY_SHOW(webhooks.max_endpoints)},
+    {"webhooks", "retention_days",
+     "Days delivered and failed deliveries are kept for their log.",
+     integer(MAILASSAY_FIELD(webhooks.retention_days), 1, 3650),
+     MAILASSAY_SHOW(webhooks.retention_days)},
+    {"webhooks", "rotation_grace_seconds",
+     "After a secret rotation, how long deliveries are also signed with the "
+     "old secret (0: not at all).",
+     integer(MAILASSAY_FIELD(webhooks.rotation_grace_seconds), 0,
+             30 * 86400),
+     MAILASSAY_SHOW(webhooks.rotation_grace_seconds)},
   };
   return keys;
 }

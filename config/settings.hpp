@@ -195,6 +195,34 @@ struct smtp_settings {
   int io_threads = 1;
 };
 
+/// `[webhooks]`: event deliveries to customers' endpoints (docs/webhooks.md).
+struct webhooks_settings {
+  /// CIDRs endpoints may point at besides public addresses.
+  std::vector<std::string> allow_private_targets;
+  bool allow_http = false; ///< Accept http:// endpoint URLs.
+  /// Server key sealing the signing secrets, 64 hex digits; empty: read
+  /// from (or generated into) `secret_key_file`.
+  std::string secret_key;
+  std::string secret_key_file = "data/webhooks.key";
+  std::int64_t timeout_ms = 10000;           ///< One attempt, at most.
+  std::int64_t retry_first_ms = 60000;       ///< Wait after a first failure.
+  std::int64_t retry_max_ms = 3600000;       ///< Longest wait.
+  std::int64_t retry_window_seconds = 86400; ///< Give up after.
+  std::int64_t poll_ms = 1000; ///< How often due deliveries are looked for.
+  int concurrency = 16;        ///< Attempts in flight per process.
+  std::int64_t max_response_head_bytes = 16384;
+  /// Threshold of endpoints subscribing to credits.low without one.
+  std::int64_t credits_low_threshold = 100;
+  /// Base URL of the service in event payloads (export URLs); empty:
+  /// paths only.
+  std::string public_url;
+  std::string ca_file;    ///< Extra trust anchors (PEM) for https endpoints.
+  int max_endpoints = 20; ///< Per organization.
+  std::int64_t retention_days = 30; ///< Finished deliveries are kept for.
+  /// How long a rotated-out secret still signs (a second v1 signature).
+  std::int64_t rotation_grace_seconds = 86400;
+};
+
 /// All settings, loaded once at start-up and passed by section.
 struct settings {
   http_settings http;
@@ -210,6 +238,7 @@ struct settings {
   risk_settings risk;
   batch_settings batch;
   smtp_settings smtp;
+  webhooks_settings webhooks;
 };
 
 /// Environment variables as name -> value.

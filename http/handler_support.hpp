@@ -118,5 +118,13 @@ void handle_app_index(call c);
 void handle_app_file(call c);
 void handle_auth_options(call c);
 void handle_organization_usage(call c);
+void handle_create_webhook(call c);
+void handle_list_webhooks(call c);
+void handle_get_webhook(call c);
+void handle_update_webhook(call c);
+void handle_delete_webhook(call c);
+void handle_rotate_webhook_secret(call c);
+void handle_test_webhook(call c);
+void handle_webhook_deliveries(call c);
 
 } // namespace mailassay::http

@@ -48,6 +48,14 @@ const std::vector<route>& routes() {
     {"GET", "/", handle_app_index, any_query},
     {"GET", "/app/:file", handle_app_file, any_query},
     {"GET", "/app/:dir/:file", handle_app_file, any_query},
+    {"POST", "/v2/webhooks", handle_create_webhook},
+    {"GET", "/v2/webhooks", handle_list_webhooks},
+    {"GET", "/v2/webhooks/:id", handle_get_webhook},
+    {"PATCH", "/v2/webhooks/:id", handle_update_webhook},
+    {"DELETE", "/v2/webhooks/:id", handle_delete_webhook},
+    {"POST", "/v2/webhooks/:id/rotate-secret", handle_rotate_webhook_secret},
+    {"POST", "/v2/webhooks/:id/test", handle_test_webhook},
+    {"GET", "/v2/webhooks/:id/deliveries", handle_webhook_deliveries, "limit"},
   };
   return table;
 }

@@ -18,6 +18,10 @@
 #include <functional>
 #include <string>
 
+namespace mailassay::actors::webhooks {
+class dispatcher;
+} // namespace mailassay::actors::webhooks
+
 namespace mailassay::http {
 
 /// What handlers may use; built once by the composition root.
@@ -42,6 +46,8 @@ struct services {
   /// The limits shared by every process through Redis (`redis.url`); null:
   /// `limiter` alone decides, in this process.
   actors::shared_limiter* shared_limits = nullptr;
+  /// Sends webhook deliveries; null in tools without one.
+  actors::webhooks::dispatcher* webhooks = nullptr;
 };
 
 } // namespace mailassay::http

@@ -5,6 +5,7 @@
 #include "core/batch/intake.hpp"
 #include "core/batch/multipart.hpp"
 #include "http/handler_support.hpp"
+#include "http/job_codec.hpp"
 #include "security/random.hpp"
 
 #include <algorithm>
@@ -42,6 +43,9 @@ codec::json eta_seconds(const job& j, std::int64_t now) {
   return static_cast<std::int64_t>(std::ceil(static_cast<double>(left) / rate));
 }
 
+} // namespace
+
+// Shared with the webhook events (http/job_codec.hpp).
 codec::json job_json(const job& j, std::int64_t now) {
   auto items = j.items();
   auto progress = items == 0
@@ -75,6 +79,8 @@ codec::json job_json(const job& j, std::int64_t now) {
           {"finishedAt", time_or_null(j.finished_at)},
           {"etaSeconds", eta_seconds(j, now)}};
 }
+
+namespace {
 
 // -- upload options
 // -------------------------------------------------------------

@@ -93,6 +93,7 @@ server_process::server_process(std::map<std::string, std::string> env,
   dir_ = temp_dir("server");
   env.emplace("MAILASSAY_HTTP_ADDRESS", "127.0.0.1");
   env.emplace("MAILASSAY_AUTH_JWT_SECRET_FILE", dir_ + "/jwt.secret");
+  env.emplace("MAILASSAY_WEBHOOKS_SECRET_KEY_FILE", dir_ + "/webhooks.key");
   if (auto* url = std::getenv("MAILASSAY_TEST_HTTP_DB_URL"))
     env.emplace("MAILASSAY_DATABASE_URL", url);
   else

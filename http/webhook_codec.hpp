@@ -1,0 +1,52 @@
+#pragma once
+
+// JSON of the webhook endpoints (docs/webhooks.md, http/openapi.json): the
+// request decoders, the records, and the event bodies deliveries carry.
+// JSON field names of webhooks live here and nowhere else.
+
+#include "actors/webhooks/use_cases.hpp"
+#include "core/base/expected.hpp"
+#include "core/webhooks/records.hpp"
+#include "http/exchange.hpp"
+#include "storage/store.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace mailassay::http::webhook_codec {
+
+using nlohmann::json;
+
+/// A creation body: {url, events, description?, creditsLowThreshold?}.
+core::expected<actors::webhooks::new_endpoint_input>
+new_endpoint(const request_view& req);
+
+/// A PATCH body: {url?, events?, description?, status?,
+/// creditsLowThreshold?}.
+core::expected<actors::webhooks::endpoint_patch>
+endpoint_update(const request_view& req);
+
+/// An endpoint record (never its secret).
+json endpoint(const core::webhooks::endpoint& w);
+
+/// An endpoint record with its signing secret in clear: the answer of a
+/// creation or a rotation.
+json endpoint_with_secret(const actors::webhooks::endpoint_with_secret& e);
+
+/// A delivery with its attempts and next retry.
+json delivery(const core::webhooks::delivery& d);
+
+/// The body a delivery sends:
+/// {id, type, createdAt, organizationId, data}; `data` holds the job
+/// record and its export URL (batch.*), the key (key.revoked), the balance
+/// and threshold (credits.low) or the endpoint id (ping). Reads the job or
+/// key from `db`; `public_url` prefixes the export URL; `now` (Unix
+/// seconds) is unused by finished jobs but completes the job record.
+core::expected<std::string> event_body(storage::store& db,
+                                       const core::webhooks::delivery& d,
+                                       const std::string& public_url,
+                                       std::int64_t now);
+
+} // namespace mailassay::http::webhook_codec

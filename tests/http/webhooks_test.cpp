@@ -1,0 +1,543 @@
+// Webhooks, black-box (docs/webhooks.md): the real binary delivers to a
+// scriptable receiver on loopback (tests/peers/http_peer.hpp).
+#include "security/digest.hpp"
+#include "tests/http/fixtures.hpp"
+#include "tests/peers/http_peer.hpp"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <set>
+#include <thread>
+
+using namespace mailassay::testing;
+using mailassay::tests::peers::http_peer;
+using mailassay::tests::peers::http_peer_reply;
+using mailassay::tests::peers::http_peer_request;
+using namespace std::chrono_literals;
+
+namespace {
+
+// One key for every server of these tests: a restarted server (or another
+// one on the shared PostgreSQL database) opens the secrets sealed before.
+constexpr const char* server_key =
+    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
+std::string source_dir() {
+  return std::getenv("MAILASSAY_SOURCE_DIR");
+}
+
+// The database of a server that must survive a restart.
+std::string durable_db_url(const std::string& dir) {
+  if (auto* url = std::getenv("MAILASSAY_TEST_HTTP_DB_URL"))
+    return url;
+  return "sqlite://" + dir + "/webhooks.db";
+}
+
+// Polls `done` every 50 ms until it holds or `limit` passes.
+bool eventually(const std::function<bool()>& done,
+                std::chrono::milliseconds limit = 30s) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    if (done())
+      return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return done();
+}
+
+std::string hex(const std::string& raw) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : raw) {
+    out += digits[c >> 4];
+    out += digits[c & 0xF];
+  }
+  return out;
+}
+
+// The receiver's check of docs/webhooks.md: t and every v1 of the header,
+// HMAC-SHA256 over "<t>.<raw body>" under `secret`.
+bool signed_with(const http_peer_request& r, const std::string& secret) {
+  auto header = r.header("mailassay-signature");
+  std::string t;
+  std::vector<std::string> v1;
+  std::size_t start = 0;
+  while (start <= header.size()) {
+    auto comma = header.find(',', start);
+    auto item = header.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.rfind("t=", 0) == 0)
+      t = item.substr(2);
+    else if (item.rfind("v1=", 0) == 0)
+      v1.push_back(item.substr(3));
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  if (t.empty())
+    return false;
+  auto expected =
+      hex(mailassay::security::hmac_sha256(secret, t + "." + r.body));
+  for (auto& s : v1)
+    if (s == expected)
+      return true;
+  return false;
+}
+
+struct hook_env {
+  http_peer peer;
+  std::map<std::string, std::string> env;
+  std::unique_ptr<server_process> srv;
+  std::unique_ptr<api> a;
+  std::string jwt;
+
+  explicit hook_env(std::map<std::string, std::string> extra = {}) {
+    // Fixed secrets: a restarted server opens what the first one sealed
+    // and accepts the tokens it issued.
+    env = {{"MAILASSAY_WEBHOOKS_SECRET_KEY", server_key},
+           {"MAILASSAY_AUTH_JWT_SECRET",
+            "webhooks-test-jwt-secret-0123456789abcdef"},
+           {"MAILASSAY_WEBHOOKS_ALLOW_PRIVATE_TARGETS", "127.0.0.0/8"},
+           {"MAILASSAY_WEBHOOKS_ALLOW_HTTP", "true"},
+           {"MAILASSAY_WEBHOOKS_POLL_MS", "100"},
+           {"MAILASSAY_WEBHOOKS_RETRY_FIRST_MS", "300"},
+           {"MAILASSAY_WEBHOOKS_TIMEOUT_MS", "5000"},
+           {"MAILASSAY_BATCH_POLL_MS", "100"},
+           {"MAILASSAY_RISK_DATA_DIR", source_dir() + "/data/risk"}};
+    for (auto& [k, v] : extra)
+      env[k] = v;
+    start();
+    jwt = a->signup("W", unique_email("w"))["accessToken"].get<std::string>();
+  }
+
+  void start() {
+    a.reset();
+    srv = std::make_unique<server_process>(env);
+    a = std::make_unique<api>(api{*srv});
+  }
+
+  http_response call(const std::string& method, const std::string& path,
+                     const json& body = nullptr) {
+    return a->call(method, path, jwt, body.is_null() ? "" : body.dump());
+  }
+
+  // Creates an endpoint at the receiver; returns the 201 body.
+  json create(json body = {}) {
+    if (!body.contains("url"))
+      body["url"] = peer.url("/hook");
+    if (!body.contains("events"))
+      body["events"] = {"batch.completed", "batch.failed", "batch.cancelled",
+                        "credits.low", "key.revoked"};
+    auto r = call("POST", "/v2/webhooks", body);
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    return json::parse(r.body);
+  }
+
+  json deliveries(const std::string& webhook) {
+    auto r = call("GET", "/v2/webhooks/" + webhook + "/deliveries");
+    REQUIRE_MESSAGE(r.status == 200, r.body);
+    return json::parse(r.body)["items"];
+  }
+
+  // The requests the receiver got for delivery `id`.
+  std::vector<http_peer_request> received(const std::string& id) {
+    std::vector<http_peer_request> out;
+    for (auto& r : peer.requests())
+      if (r.header("mailassay-delivery") == id)
+        out.push_back(r);
+    return out;
+  }
+
+  // The first request the receiver got whose body's `type` is `event` and
+  // whose `data` satisfies `match`.
+  std::optional<http_peer_request>
+  wait_event(const std::string& event,
+             const std::function<bool(const json&)>& match,
+             std::chrono::milliseconds limit = 30s) {
+    std::optional<http_peer_request> found;
+    eventually(
+        [&] {
+          for (auto& r : peer.requests()) {
+            auto b = json::parse(r.body, nullptr, false);
+            if (b.is_object() && b.value("type", "") == event &&
+                match(b["data"])) {
+              found = r;
+              return true;
+            }
+          }
+          return false;
+        },
+        limit);
+    return found;
+  }
+};
+
+} // namespace
+
+TEST_SUITE("http.webhooks") {
+  TEST_CASE("an endpoint URL follows the SMTP address policy and https") {
+    // No allow-list, https required.
+    server_process srv{{{"MAILASSAY_WEBHOOKS_SECRET_KEY", server_key}}};
+    api a{srv};
+    auto jwt =
+        a.signup("P", unique_email("p"))["accessToken"].get<std::string>();
+    auto create = [&](const std::string& url) {
+      return a.post("/v2/webhooks",
+                    {{"url", url}, {"events", {"batch.completed"}}}, jwt);
+    };
+    struct row {
+      const char* url;
+      const char* message;
+    };
+    const std::string hint = "; the operator may allow networks with "
+                             "MAILASSAY_WEBHOOKS_ALLOW_PRIVATE_TARGETS";
+    const row refused[] = {
+        {"https://127.0.0.1:8443/hook",
+         "url must not point at a loopback address (127.0.0.1)"},
+        {"https://localhost/hook",
+         "url must not point at a loopback address (localhost)"},
+        {"https://[::1]/hook",
+         "url must not point at a loopback address (::1)"},
+        {"https://10.0.0.8/hook",
+         "url must not point at a private address (10.0.0.8)"},
+        {"https://169.254.169.254/latest/meta-data",
+         "url must not point at a link_local address (169.254.169.254)"},
+        {"https://0.0.0.0/", "url must not point at a reserved address "
+                             "(0.0.0.0)"},
+    };
+    for (auto& r : refused) {
+      auto res = create(r.url);
+      CHECK_MESSAGE(res.status == 422, r.url);
+      auto b = json::parse(res.body);
+      CHECK(b["statusCode"] == 422);
+      CHECK(b["error"] == "Unprocessable Entity");
+      CHECK(b["message"] == json::array({std::string{r.message} + hint}));
+    }
+    auto plain = create("http://hooks.example.com/hook");
+    CHECK(plain.status == 422);
+    CHECK(json::parse(plain.body)["message"] ==
+          json::array({"url must use https"}));
+    auto bad = create("https://user:pw@hooks.example.com/");
+    CHECK(json::parse(bad.body)["message"] ==
+          json::array({"url must not contain credentials"}));
+    // A DNS name is checked when it is resolved, before every delivery.
+    CHECK(create("https://hooks.example.com/hook").status == 201);
+    // A PATCH to a refused URL is refused the same way.
+    auto list = json::parse(a.call("GET", "/v2/webhooks", jwt).body)["items"];
+    REQUIRE(list.size() == 1);
+    auto id = list[0]["id"].get<std::string>();
+    auto patch = a.call("PATCH", "/v2/webhooks/" + id, jwt,
+                        json{{"url", "https://127.0.0.1/"}}.dump());
+    CHECK(patch.status == 422);
+  }
+
+  TEST_CASE("owners and admins manage endpoints, members read them, and an "
+            "organization sees only its own") {
+    hook_env h;
+    auto created = h.create({{"description", "billing"},
+                             {"events", {"key.revoked", "batch.completed"}},
+                             {"creditsLowThreshold", 40}});
+    auto id = created["id"].get<std::string>();
+    CHECK(id.rfind("whk_", 0) == 0);
+    CHECK(created["url"] == h.peer.url("/hook"));
+    CHECK(created["events"] == json::array({"batch.completed", "key.revoked"}));
+    CHECK(created["status"] == "active");
+    CHECK(created["description"] == "billing");
+    CHECK(created["creditsLowThreshold"] == 40);
+    CHECK(created["createdAt"].is_string());
+    auto secret = created["secret"].get<std::string>();
+    CHECK(secret.rfind("whsec_", 0) == 0);
+
+    // The secret is shown only at creation (and rotation).
+    auto got = h.call("GET", "/v2/webhooks/" + id);
+    REQUIRE(got.status == 200);
+    CHECK_FALSE(json::parse(got.body).contains("secret"));
+    CHECK(got.body.find(secret) == std::string::npos);
+    auto list = h.call("GET", "/v2/webhooks");
+    REQUIRE(list.status == 200);
+    CHECK(json::parse(list.body)["items"].size() == 1);
+    CHECK(list.body.find(secret) == std::string::npos);
+
+    auto patched = h.call("PATCH", "/v2/webhooks/" + id,
+                          {{"status", "disabled"},
+                           {"events", {"credits.low"}},
+                           {"description", nullptr}});
+    REQUIRE_MESSAGE(patched.status == 200, patched.body);
+    auto p = json::parse(patched.body);
+    CHECK(p["status"] == "disabled");
+    CHECK(p["events"] == json::array({"credits.low"}));
+    CHECK(p["description"] == "");
+    CHECK(p["url"] == h.peer.url("/hook"));
+
+    // Precise 422s.
+    auto bad = h.call("POST", "/v2/webhooks",
+                      {{"events", {"batch.done", "key.revoked", "key.revoked"}},
+                       {"creditsLowThreshold", -1},
+                       {"colour", "red"}});
+    REQUIRE(bad.status == 422);
+    CHECK(json::parse(bad.body)["message"] ==
+          json::array(
+              {"property colour should not exist", "url should not be empty",
+               "events has an unknown event \"batch.done\" (known: "
+               "batch.completed, batch.failed, batch.cancelled, credits.low, "
+               "key.revoked)",
+               "events lists \"key.revoked\" more than once",
+               "creditsLowThreshold must be between 0 and 1099511627776"}));
+    auto bad_status =
+        h.call("PATCH", "/v2/webhooks/" + id, {{"status", "paused"}});
+    CHECK(json::parse(bad_status.body)["message"] ==
+          json::array({"status must be one of the following values: active, "
+                       "disabled"}));
+    auto not_json =
+        h.a->call("POST", "/v2/webhooks", h.jwt, "url=x",
+                  {{"Content-Type", "application/x-www-form-urlencoded"}});
+    CHECK(not_json.status == 400);
+    CHECK(h.call("GET", "/v2/webhooks/" + id + "/deliveries?limit=0").status ==
+          422);
+
+    // A member reads but does not manage.
+    auto member_email = unique_email("m");
+    REQUIRE(h.call("POST", "/v2/organization/members",
+                   {{"email", member_email},
+                    {"password", "correct horse battery"},
+                    {"role", "member"}})
+                .status == 201);
+    auto member =
+        h.a->post("/v2/auth/login", {{"email", member_email},
+                                     {"password", "correct horse battery"}})
+            .body;
+    auto mjwt = json::parse(member)["accessToken"].get<std::string>();
+    CHECK(h.a->call("GET", "/v2/webhooks", mjwt).status == 200);
+    CHECK(h.a->call("GET", "/v2/webhooks/" + id + "/deliveries", mjwt).status ==
+          200);
+    auto forbidden =
+        h.a->post("/v2/webhooks",
+                  {{"url", h.peer.url()}, {"events", {"key.revoked"}}}, mjwt);
+    CHECK(forbidden.status == 403);
+    CHECK(json::parse(forbidden.body)["message"] ==
+          "Only owners and admins can manage webhooks");
+    CHECK(h.a->call("POST", "/v2/webhooks/" + id + "/test", mjwt).status ==
+          403);
+    CHECK(h.a->call("POST", "/v2/webhooks/" + id + "/rotate-secret", mjwt)
+              .status == 403);
+    CHECK(h.a->call("DELETE", "/v2/webhooks/" + id, mjwt).status == 403);
+
+    // API keys do not manage webhooks.
+    auto key = h.a->create_key(h.jwt)["key"].get<std::string>();
+    CHECK(h.a->call("GET", "/v2/webhooks", key).status == 403);
+
+    // Another organization sees none of it.
+    auto other =
+        h.a->signup("X", unique_email("x"))["accessToken"].get<std::string>();
+    CHECK(json::parse(h.a->call("GET", "/v2/webhooks", other).body)["items"]
+              .empty());
+    CHECK(h.a->call("GET", "/v2/webhooks/" + id, other).status == 404);
+    CHECK(h.a->call("DELETE", "/v2/webhooks/" + id, other).status == 404);
+    CHECK(h.a->call("POST", "/v2/webhooks/" + id + "/test", other).status ==
+          404);
+
+    CHECK(h.call("DELETE", "/v2/webhooks/" + id).status == 204);
+    CHECK(h.call("GET", "/v2/webhooks/" + id).status == 404);
+  }
+
+  TEST_CASE("a batch job that ends sends batch.completed with a valid "
+            "signature") {
+    hook_env h;
+    auto w = h.create();
+    auto secret = w["secret"].get<std::string>();
+    auto up = h.a->call("POST", "/v2/batch/upload", h.jwt,
+                        "email\nkim@@acme.test\nlena.acme.test\n",
+                        {{"Content-Type", "text/csv"}});
+    REQUIRE_MESSAGE(up.status == 201, up.body);
+    auto job_id = json::parse(up.body)["id"].get<std::string>();
+    auto got = h.wait_event("batch.completed", [&](const json& d) {
+      return d["job"]["id"] == job_id;
+    });
+    REQUIRE_MESSAGE(got, h.srv->log());
+    auto& r = *got;
+    CHECK(r.method == "POST");
+    CHECK(r.target == "/hook");
+    CHECK(r.header("content-type") == "application/json");
+    CHECK(r.header("mailassay-event") == "batch.completed");
+    CHECK(signed_with(r, secret));
+    CHECK_FALSE(signed_with(r, secret + "x"));
+    auto body = json::parse(r.body);
+    CHECK(body["id"] == r.header("mailassay-delivery"));
+    CHECK(body["organizationId"] == w["organizationId"]);
+    CHECK(body["data"]["job"]["status"] == "completed");
+    CHECK(body["data"]["job"]["invalidRows"] == 2);
+    CHECK(body["data"]["exportUrl"] ==
+          "/v2/batch/" + job_id + "/results?format=csv");
+    auto t = std::stoll(r.header("mailassay-signature").substr(2));
+    auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+    CHECK(std::llabs(now - t) < 120);
+    // The delivery log says so.
+    CHECK(eventually([&] {
+      for (auto& d : h.deliveries(w["id"]))
+        if (d["id"] == body["id"])
+          return d["status"] == "delivered" && d["attemptCount"] == 1 &&
+                 d["attempts"][0]["statusCode"] == 200;
+      return false;
+    }));
+  }
+
+  TEST_CASE("the receiver answering 500 twice: the third attempt succeeds, "
+            "with the same Mailassay-Delivery") {
+    hook_env h;
+    auto w = h.create();
+    auto id = w["id"].get<std::string>();
+    h.peer.script({{500}, {500}});
+    auto test = h.call("POST", "/v2/webhooks/" + id + "/test");
+    REQUIRE_MESSAGE(test.status == 202, test.body);
+    auto queued = json::parse(test.body);
+    CHECK(queued["event"] == "ping");
+    CHECK(queued["status"] == "pending");
+    auto delivery = queued["id"].get<std::string>();
+    REQUIRE_MESSAGE(
+        eventually([&] { return h.received(delivery).size() >= 3; }),
+        h.srv->log());
+    auto got = h.received(delivery);
+    CHECK(got[0].answered == 500);
+    CHECK(got[1].answered == 500);
+    for (auto& r : got) {
+      CHECK(r.header("mailassay-event") == "ping");
+      CHECK(signed_with(r, w["secret"]));
+      CHECK(r.body == got[0].body);
+    }
+    json d;
+    REQUIRE(eventually([&] {
+      d = h.deliveries(id)[0];
+      return d["status"] == "delivered";
+    }));
+    CHECK(d["id"] == delivery);
+    CHECK(d["attemptCount"] == 3);
+    CHECK(d["lastStatusCode"] == 200);
+    CHECK(d["nextAttemptAt"].is_null());
+    CHECK(d["deliveredAt"].is_string());
+    REQUIRE(d["attempts"].size() == 3);
+    CHECK(d["attempts"][0]["statusCode"] == 500);
+    CHECK(d["attempts"][1]["statusCode"] == 500);
+    CHECK(d["attempts"][2]["statusCode"] == 200);
+    CHECK(d["attempts"][2]["number"] == 3);
+    CHECK(h.received(delivery).size() == 3);
+  }
+
+  TEST_CASE("killed with kill -9 while a delivery waits for its retry: "
+            "delivered after the restart, exactly one success recorded") {
+    auto dir = temp_dir("webhooks-crash");
+    hook_env h{{{"MAILASSAY_DATABASE_URL", durable_db_url(dir)},
+                {"MAILASSAY_WEBHOOKS_RETRY_FIRST_MS", "4000"}}};
+    auto w = h.create();
+    auto id = w["id"].get<std::string>();
+    h.peer.script({{503}});
+    auto test = h.call("POST", "/v2/webhooks/" + id + "/test");
+    REQUIRE(test.status == 202);
+    auto delivery = json::parse(test.body)["id"].get<std::string>();
+    // The first attempt failed and is recorded; the retry waits 4 s.
+    REQUIRE(eventually([&] {
+      auto d = h.deliveries(id);
+      return !d.empty() && d[0]["attemptCount"] == 1;
+    }));
+    auto before = h.deliveries(id)[0];
+    CHECK(before["status"] == "pending");
+    CHECK(before["nextAttemptAt"].is_string());
+    h.srv->kill_hard();
+    h.start();
+    REQUIRE_MESSAGE(
+        eventually([&] { return h.received(delivery).size() >= 2; }),
+        h.srv->log());
+    json d;
+    REQUIRE(eventually([&] {
+      d = h.deliveries(id)[0];
+      return d["status"] == "delivered";
+    }));
+    CHECK(d["attemptCount"] == 2);
+    int successes = 0;
+    for (auto& a : d["attempts"])
+      successes += a["statusCode"] == 200;
+    CHECK(successes == 1);
+    auto got = h.received(delivery);
+    REQUIRE(got.size() == 2);
+    CHECK(got[0].answered == 503);
+    CHECK(got[1].answered == 200);
+    CHECK(got[0].header("mailassay-delivery") ==
+          got[1].header("mailassay-delivery"));
+    CHECK(signed_with(got[1], w["secret"]));
+  }
+
+  TEST_CASE("key.revoked and credits.low carry what happened") {
+    hook_env h;
+    auto w = h.create({{"creditsLowThreshold", 99}});
+    auto secret = w["secret"].get<std::string>();
+    auto key = h.a->create_key(h.jwt, {{"name", "old"}});
+    auto key_id = key["id"].get<std::string>();
+    REQUIRE(h.call("POST", "/v2/api-keys/" + key_id + "/revoke").status == 200);
+    auto revoked = h.wait_event(
+        "key.revoked", [&](const json& d) { return d["key"]["id"] == key_id; });
+    REQUIRE_MESSAGE(revoked, h.srv->log());
+    CHECK(signed_with(*revoked, secret));
+    auto rb = json::parse(revoked->body)["data"];
+    CHECK(rb["key"]["name"] == "old");
+    CHECK(rb["key"]["prefix"] == key["prefix"]);
+    CHECK(rb["revokedAt"].is_string());
+    CHECK(rb["key"].find("key") == rb["key"].end()); // never the secret
+
+    // An SMTP batch reserves a credit per address at upload: 100 -> 98.
+    auto up = h.a->call("POST", "/v2/batch/upload?smtp=true", h.jwt,
+                        "email\na@example.com\nb@example.com\n",
+                        {{"Content-Type", "text/csv"}});
+    REQUIRE_MESSAGE(up.status == 201, up.body);
+    auto low = h.wait_event("credits.low", [](const json&) { return true; });
+    REQUIRE_MESSAGE(low, h.srv->log());
+    CHECK(signed_with(*low, secret));
+    auto lb = json::parse(low->body)["data"];
+    CHECK(lb["balance"] == 98);
+    CHECK(lb["threshold"] == 99);
+  }
+
+  TEST_CASE("a rotated secret signs beside the old one; a disabled endpoint "
+            "gets nothing until enabled") {
+    hook_env h;
+    auto w = h.create();
+    auto id = w["id"].get<std::string>();
+    auto old_secret = w["secret"].get<std::string>();
+    auto rotated = h.call("POST", "/v2/webhooks/" + id + "/rotate-secret");
+    REQUIRE(rotated.status == 200);
+    CHECK(rotated.header("cache-control") == "no-store");
+    auto new_secret = json::parse(rotated.body)["secret"].get<std::string>();
+    CHECK(new_secret != old_secret);
+    auto ping =
+        json::parse(h.call("POST", "/v2/webhooks/" + id + "/test").body);
+    auto ping_id = ping["id"].get<std::string>();
+    REQUIRE(eventually([&] { return !h.received(ping_id).empty(); }));
+    auto r = h.received(ping_id)[0];
+    CHECK(signed_with(r, new_secret));
+    CHECK(signed_with(r, old_secret));
+    auto header = r.header("mailassay-signature");
+    CHECK(std::count(header.begin(), header.end(), ',') == 2);
+
+    // Disabled: its ping waits, while another endpoint's is sent.
+    REQUIRE(h.call("PATCH", "/v2/webhooks/" + id, {{"status", "disabled"}})
+                .status == 200);
+    auto held =
+        json::parse(h.call("POST", "/v2/webhooks/" + id + "/test").body)["id"]
+            .get<std::string>();
+    auto other = h.create()["id"].get<std::string>();
+    auto sent =
+        json::parse(
+            h.call("POST", "/v2/webhooks/" + other + "/test").body)["id"]
+            .get<std::string>();
+    REQUIRE(eventually([&] { return !h.received(sent).empty(); }));
+    CHECK(h.received(held).empty());
+    REQUIRE(
+        h.call("PATCH", "/v2/webhooks/" + id, {{"status", "active"}}).status ==
+        200);
+    CHECK(eventually([&] { return !h.received(held).empty(); }));
+  }
+}
