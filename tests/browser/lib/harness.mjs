@@ -83,6 +83,7 @@ export async function startService(env = {}) {
       MAILASSAY_HTTP_ADDRESS: "127.0.0.1",
       MAILASSAY_DATABASE_URL: `sqlite://${dir}/db.sqlite`,
       MAILASSAY_AUTH_JWT_SECRET_FILE: `${dir}/jwt`,
+      MAILASSAY_WEBHOOKS_SECRET_KEY_FILE: `${dir}/webhooks.key`,
       MAILASSAY_RISK_DATA_DIR: `${sourceDir}/data/risk`,
       MAILASSAY_DNS_SERVERS: `127.0.0.1:${dnsPort}`,
       MAILASSAY_DNS_TIMEOUT_MS: "3000",
