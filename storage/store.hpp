@@ -1,16 +1,16 @@
 #pragma once
 
+#include "core/account/records.hpp"
+#include "core/base/expected.hpp"
+#include "core/batch/job.hpp"
+#include "core/webhooks/records.hpp"
+
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "core/account/records.hpp"
-#include "core/batch/job.hpp"
-#include "core/base/expected.hpp"
-#include "core/webhooks/records.hpp"
 
 namespace mailassay::storage {
 

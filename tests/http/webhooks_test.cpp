@@ -2,18 +2,22 @@
 // scriptable receiver on loopback (tests/peers/http_peer.hpp).
 #include "security/digest.hpp"
 #include "tests/http/fixtures.hpp"
+#include "tests/peers/dns_peer.hpp"
 #include "tests/peers/http_peer.hpp"
 
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <set>
+#include <sys/stat.h>
 #include <thread>
 
 using namespace mailassay::testing;
+using mailassay::tests::peers::dns_peer;
 using mailassay::tests::peers::http_peer;
 using mailassay::tests::peers::http_peer_reply;
 using mailassay::tests::peers::http_peer_request;
@@ -521,6 +525,17 @@ TEST_SUITE("http.webhooks") {
     CHECK(signed_with(r, old_secret));
     auto header = r.header("mailassay-signature");
     CHECK(std::count(header.begin(), header.end(), ',') == 2);
+    // After their answers, the secrets appear nowhere: not in the log, the
+    // records or the delivery log.
+    auto listed = h.call("GET", "/v2/webhooks").body +
+                  h.call("GET", "/v2/webhooks/" + id).body +
+                  h.call("GET", "/v2/webhooks/" + id + "/deliveries").body;
+    for (auto& s : {old_secret, new_secret}) {
+      CHECK(listed.find(s) == std::string::npos);
+      CHECK(h.srv->log().find(s) == std::string::npos);
+      // Nor any part long enough to matter (the random tail).
+      CHECK(h.srv->log().find(s.substr(6, 16)) == std::string::npos);
+    }
 
     // Disabled: its ping waits, while another endpoint's is sent.
     REQUIRE(h.call("PATCH", "/v2/webhooks/" + id, {{"status", "disabled"}})
@@ -539,5 +554,211 @@ TEST_SUITE("http.webhooks") {
         h.call("PATCH", "/v2/webhooks/" + id, {{"status", "active"}}).status ==
         200);
     CHECK(eventually([&] { return !h.received(held).empty(); }));
+  }
+
+  TEST_CASE("a time-out and a connection closed without an answer are "
+            "failures retried under the same Mailassay-Delivery") {
+    hook_env h{{{"MAILASSAY_WEBHOOKS_TIMEOUT_MS", "1000"}}};
+    auto w = h.create();
+    auto id = w["id"].get<std::string>();
+    // Held past the 1 s time-out, then closed, then answered.
+    h.peer.script({{200, 4000ms}, {0, 0ms, true}});
+    auto test = h.call("POST", "/v2/webhooks/" + id + "/test");
+    REQUIRE(test.status == 202);
+    auto delivery = json::parse(test.body)["id"].get<std::string>();
+    json d;
+    REQUIRE_MESSAGE(eventually([&] {
+                      d = h.deliveries(id)[0];
+                      return d["status"] == "delivered";
+                    }),
+                    h.srv->log());
+    CHECK(d["id"] == delivery);
+    REQUIRE(d["attempts"].size() == 3);
+    CHECK(d["attempts"][0]["statusCode"].is_null());
+    CHECK(d["attempts"][0]["error"].get<std::string>().rfind("timeout", 0) ==
+          0);
+    CHECK(d["attempts"][1]["statusCode"].is_null());
+    CHECK(d["attempts"][1]["error"].get<std::string>().rfind("protocol", 0) ==
+          0);
+    CHECK(d["attempts"][2]["statusCode"] == 200);
+    auto got = h.received(delivery);
+    REQUIRE(got.size() == 3);
+    for (auto& r : got)
+      CHECK(signed_with(r, w["secret"]));
+  }
+
+  TEST_CASE("a receiver that is down: connection errors are retried until "
+            "it listens") {
+    // A port nobody listens on: the receiver is created, its port kept, and
+    // closed; the endpoint points at it.
+    std::uint16_t port = 0;
+    {
+      http_peer gone;
+      port = gone.port();
+    }
+    hook_env h;
+    auto w = h.create(
+        {{"url", "http://127.0.0.1:" + std::to_string(port) + "/hook"}});
+    auto id = w["id"].get<std::string>();
+    auto test = h.call("POST", "/v2/webhooks/" + id + "/test");
+    REQUIRE(test.status == 202);
+    json d;
+    REQUIRE_MESSAGE(eventually([&] {
+                      d = h.deliveries(id)[0];
+                      return d["attemptCount"].get<int>() >= 2;
+                    }),
+                    h.srv->log());
+    CHECK(d["status"] == "pending");
+    CHECK(d["nextAttemptAt"].is_string());
+    CHECK(d["attempts"][0]["error"].get<std::string>().rfind("connect", 0) ==
+          0);
+    CHECK(d["lastStatusCode"].is_null());
+  }
+
+  TEST_CASE("a host name is resolved before every attempt and a loopback "
+            "answer is refused without the allow-list") {
+    dns_peer dns;
+    dns.add_a("hooks.example.com", "127.0.0.1");
+    http_peer peer;
+    auto url =
+        "http://hooks.example.com:" + std::to_string(peer.port()) + "/hook";
+    std::map<std::string, std::string> base{
+        {"MAILASSAY_WEBHOOKS_SECRET_KEY", server_key},
+        {"MAILASSAY_WEBHOOKS_ALLOW_HTTP", "true"},
+        {"MAILASSAY_WEBHOOKS_POLL_MS", "100"},
+        {"MAILASSAY_WEBHOOKS_RETRY_FIRST_MS", "300"},
+        {"MAILASSAY_DNS_SERVERS", dns.server()},
+        {"MAILASSAY_DNS_TIMEOUT_MS", "1000"},
+        {"MAILASSAY_DNS_TRIES", "1"}};
+    {
+      server_process srv{base};
+      api a{srv};
+      auto jwt =
+          a.signup("D", unique_email("d"))["accessToken"].get<std::string>();
+      auto made = a.post("/v2/webhooks",
+                         {{"url", url}, {"events", {"key.revoked"}}}, jwt);
+      REQUIRE_MESSAGE(made.status == 201, made.body);
+      auto id = json::parse(made.body)["id"].get<std::string>();
+      REQUIRE(a.call("POST", "/v2/webhooks/" + id + "/test", jwt).status ==
+              202);
+      json d;
+      REQUIRE_MESSAGE(eventually([&] {
+                        auto r = a.call(
+                            "GET", "/v2/webhooks/" + id + "/deliveries", jwt);
+                        d = json::parse(r.body)["items"][0];
+                        return d["attemptCount"].get<int>() >= 1;
+                      }),
+                      srv.log());
+      CHECK(d["status"] == "pending");
+      CHECK(d["attempts"][0]["error"].get<std::string>().rfind("blocked", 0) ==
+            0);
+      CHECK(peer.connections() == 0);
+    }
+    // With 127.0.0.0/8 allowed, the same name is delivered to.
+    base["MAILASSAY_WEBHOOKS_ALLOW_PRIVATE_TARGETS"] = "127.0.0.0/8";
+    server_process srv{base};
+    api a{srv};
+    auto jwt =
+        a.signup("E", unique_email("e"))["accessToken"].get<std::string>();
+    auto made = a.post("/v2/webhooks",
+                       {{"url", url}, {"events", {"key.revoked"}}}, jwt);
+    REQUIRE_MESSAGE(made.status == 201, made.body);
+    auto id = json::parse(made.body)["id"].get<std::string>();
+    REQUIRE(a.call("POST", "/v2/webhooks/" + id + "/test", jwt).status == 202);
+    CHECK_MESSAGE(peer.wait_for(1, 30s), srv.log());
+    CHECK(peer.requests().at(0).header("mailassay-event") == "ping");
+  }
+
+  TEST_CASE("validations answer while every delivery attempt hangs") {
+    hook_env h{{{"MAILASSAY_WEBHOOKS_CONCURRENCY", "2"},
+                {"MAILASSAY_WEBHOOKS_TIMEOUT_MS", "60000"}}};
+    h.peer.set_fallback({200, 120000ms});
+    auto id = h.create()["id"].get<std::string>();
+    for (int i = 0; i < 4; ++i)
+      REQUIRE(h.call("POST", "/v2/webhooks/" + id + "/test").status == 202);
+    // Both attempt slots are taken by a receiver that does not answer.
+    REQUIRE_MESSAGE(eventually([&] {
+                      return h.a->metric("mailassay_webhook_in_flight") == 2;
+                    }),
+                    h.srv->log());
+    auto key = h.a->create_key(h.jwt)["key"].get<std::string>();
+    for (int i = 0; i < 20; ++i) {
+      auto r =
+          h.a->post("/v2/email/validate",
+                    {{"email", "user" + std::to_string(i) + "@@x.test"}}, key);
+      REQUIRE_MESSAGE(r.status == 200, r.body);
+    }
+    CHECK(h.a->metric("mailassay_webhook_in_flight") == 2);
+  }
+
+  TEST_CASE("a cancelled batch job sends batch.cancelled") {
+    // Every lookup of the job's domains waits, so the job is still running
+    // when it is cancelled.
+    dns_peer dns;
+    dns.load_zone("*.slow.test MX 10 mx.slow.test\n*.slow.test DELAY 500\n");
+    hook_env h{{{"MAILASSAY_DNS_SERVERS", dns.server()},
+                {"MAILASSAY_DNS_TIMEOUT_MS", "2000"},
+                {"MAILASSAY_DNS_TRIES", "1"},
+                {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"}}};
+    auto w = h.create({{"events", {"batch.cancelled"}}});
+    std::string csv = "email\n";
+    for (int i = 0; i < 200; ++i)
+      csv +=
+          "p" + std::to_string(i) + "@d" + std::to_string(i) + ".slow.test\n";
+    auto up = h.a->call("POST", "/v2/batch/upload", h.jwt, csv,
+                        {{"Content-Type", "text/csv"}});
+    REQUIRE_MESSAGE(up.status == 201, up.body);
+    auto job_id = json::parse(up.body)["id"].get<std::string>();
+    auto cancel = h.call("POST", "/v2/batch/" + job_id + "/cancel");
+    REQUIRE_MESSAGE(cancel.status == 200, cancel.body);
+    auto got = h.wait_event("batch.cancelled", [&](const json& d) {
+      return d["job"]["id"] == job_id;
+    });
+    REQUIRE_MESSAGE(got, h.srv->log());
+    CHECK(got->header("mailassay-event") == "batch.cancelled");
+    CHECK(signed_with(*got, w["secret"]));
+    auto data = json::parse(got->body)["data"];
+    CHECK(data["job"]["status"] == "cancelled");
+    CHECK(data["exportUrl"] == "/v2/batch/" + job_id + "/results?format=csv");
+    // Subscribed to batch.cancelled only: exactly one request.
+    CHECK(h.peer.requests().size() == 1);
+  }
+
+  TEST_CASE("the server key is generated once into its file, kept across "
+            "restarts, and a file holding something else stops the start") {
+    auto dir = temp_dir("webhooks-key");
+    auto file = dir + "/keys/webhooks.key";
+    auto read = [&] {
+      std::ifstream in{file};
+      std::string line;
+      std::getline(in, line);
+      return line;
+    };
+    std::map<std::string, std::string> env{
+        {"MAILASSAY_WEBHOOKS_SECRET_KEY_FILE", file},
+        {"MAILASSAY_DATABASE_URL", "sqlite://" + dir + "/k.db"}};
+    std::string first;
+    {
+      server_process srv{env};
+      first = read();
+      CHECK(first.size() == 64);
+      CHECK(first.find_first_not_of("0123456789abcdef") == std::string::npos);
+      struct stat st {};
+      REQUIRE(::stat(file.c_str(), &st) == 0);
+      CHECK((st.st_mode & 0777) == 0600);
+      CHECK(srv.log().find(first) == std::string::npos);
+    }
+    {
+      server_process srv{env};
+      CHECK(read() == first);
+    }
+    {
+      std::ofstream out{file, std::ios::trunc};
+      out << "not a key\n";
+    }
+    std::string out;
+    CHECK(run_binary({"serve"}, env, out) == 2);
+    CHECK(out.find("does not hold a webhook key") != std::string::npos);
+    CHECK(read() == "not a key");
   }
 }
