@@ -9,7 +9,7 @@
 
 using namespace mailassay::testing;
 
-TEST_SUITE("http.accounts") {
+TEST_SUITE("api.accounts") {
   TEST_CASE("health answers healthy with the spec's record and headers") {
     server_process srv;
     auto r = http_request(srv.port(), "GET", "/health");
@@ -399,7 +399,7 @@ TEST_SUITE("http.accounts") {
   }
 }
 
-TEST_SUITE("http.rate_limit_records") {
+TEST_SUITE("api.rate_limit_records") {
   TEST_CASE("rate-limit records list every key and the configured defaults") {
     server_process srv{{{"MAILASSAY_LIMITS_KEY_PER_MINUTE", "60"}}};
     api a{srv};

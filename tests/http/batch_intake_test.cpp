@@ -79,7 +79,7 @@ struct intake_env {
 
 } // namespace
 
-TEST_SUITE("http.batch.intake") {
+TEST_SUITE("api.batch.intake") {
   TEST_CASE("a file whose rows are all invalid is a job that says why") {
     intake_env env;
     auto r = env.upload("email,name\n"

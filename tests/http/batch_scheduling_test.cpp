@@ -116,7 +116,7 @@ struct scheduling_env {
 
 } // namespace
 
-TEST_SUITE("http.batch_scheduling") {
+TEST_SUITE("api.batch_scheduling") {
   TEST_CASE("batch work runs on threads of lower priority than requests") {
     scheduling_env env{{{"MAILASSAY_BATCH_NICE", "15"}}};
     // Each domain's DNS answer takes 20 s: the job stays in processing until
@@ -235,7 +235,7 @@ TEST_SUITE("http.batch_scheduling") {
   }
 }
 
-TEST_SUITE("http.batch_scheduling") {
+TEST_SUITE("api.batch_scheduling") {
   TEST_CASE("a job slows to rate_under_load while real-time validations "
             "arrive, and runs at full speed otherwise") {
     scheduling_env env{{{"MAILASSAY_BATCH_RATE_UNDER_LOAD", "400"}}};

@@ -175,7 +175,7 @@ std::string numbered_csv(int n, const std::string& domain_fmt) {
 
 } // namespace
 
-TEST_SUITE("http.batch") {
+TEST_SUITE("api.batch") {
   TEST_CASE("an upload is de-duplicated, processed and exported row by row") {
     batch_env env;
     std::string csv = "name,Email\n"

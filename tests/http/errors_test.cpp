@@ -4,7 +4,7 @@
 
 using namespace mailassay::testing;
 
-TEST_SUITE("http.errors") {
+TEST_SUITE("api.errors") {
   TEST_CASE("no Authorization header, or X-API-Key alone, is refused") {
     server_process srv;
     api a{srv};

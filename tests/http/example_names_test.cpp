@@ -53,7 +53,7 @@ struct example_env {
 
 } // namespace
 
-TEST_SUITE("http.validate.example_names") {
+TEST_SUITE("api.validate.example_names") {
   TEST_CASE("an example name has valid syntax and DNS decides") {
     example_env env;
     auto b = env.validate("kim.berger@example.com");

@@ -7,7 +7,7 @@
 
 using namespace mailassay::testing;
 
-TEST_SUITE("http.headers") {
+TEST_SUITE("api.headers") {
   TEST_CASE("X-Content-Type-Options: nosniff on every answer, success or "
             "error") {
     server_process srv;

@@ -15,7 +15,7 @@ json messages_of(const http_response& r) {
 
 } // namespace
 
-TEST_SUITE("http.input_rules") {
+TEST_SUITE("api.input_rules") {
   TEST_CASE("JSON: a NUL and garbage after the body is malformed; a repeated "
             "name and an out-of-range number are 422 naming the field") {
     server_process srv;

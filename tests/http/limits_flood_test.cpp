@@ -30,7 +30,7 @@ std::string flood_ip(int i) {
 
 } // namespace
 
-TEST_SUITE("http.limits") {
+TEST_SUITE("api.limits") {
   // docs/rate-limits.md, "Memory bound and eviction": the validate per-IP
   // table holds at most 100000 buckets, whatever the number of clients.
   // MAILASSAY_TEST_FLOOD_CLIENTS sends another number of client IPs (up to

@@ -56,7 +56,7 @@ rate rate_of(const http_response& r) {
 
 } // namespace
 
-TEST_SUITE("http.limits") {
+TEST_SUITE("api.limits") {
   TEST_CASE("the 101st validation in a minute from one IP gets 429") {
     server_process srv{{{"MAILASSAY_HTTP_TRUSTED_PROXIES", "127.0.0.1"}}};
     auto from = [&](const std::string& ip) {

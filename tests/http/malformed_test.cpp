@@ -48,7 +48,7 @@ const std::string host = "Host: x\r\n";
 
 } // namespace
 
-TEST_SUITE("http.malformed") {
+TEST_SUITE("api.malformed") {
   TEST_CASE("malformed requests get 400, 501 or 505 with the error body, "
             "then the connection closes") {
     server_process srv;

@@ -15,7 +15,7 @@
 
 using namespace mailassay::testing;
 
-TEST_SUITE("http.operations") {
+TEST_SUITE("api.operations") {
   TEST_CASE("the OpenAPI document lists exactly the routes served") {
     server_process srv;
     std::string out;

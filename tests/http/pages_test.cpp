@@ -40,7 +40,7 @@ void check_no_inline(const std::string& html, const std::string& what) {
 
 } // namespace
 
-TEST_SUITE("http.pages") {
+TEST_SUITE("api.pages") {
   TEST_CASE("the dashboard is served at / with a strict CSP") {
     server_process srv;
     auto r = http_request(srv.port(), "GET", "/");

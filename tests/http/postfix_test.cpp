@@ -199,7 +199,7 @@ load.postfix.test MX 10 mx.load.postfix.test
 
 } // namespace
 
-TEST_SUITE("http.postfix" * doctest::skip()) {
+TEST_SUITE("api.postfix" * doctest::skip()) {
   TEST_CASE("1000 validations, 100 at a time, over 200 addresses at one "
             "domain share a few polite sessions and are all answered right") {
     // The service's default politeness (4 sessions, 2 connections/s per MX

@@ -17,7 +17,7 @@ json messages_of(const http_response& r) {
 
 } // namespace
 
-TEST_SUITE("http.query") {
+TEST_SUITE("api.query") {
   TEST_CASE("a bad value of a known parameter is 422 naming it, never the "
             "default") {
     server_process srv;

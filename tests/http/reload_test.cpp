@@ -115,7 +115,7 @@ struct reload_env {
 
 } // namespace
 
-TEST_SUITE("http.reload") {
+TEST_SUITE("api.reload") {
   TEST_CASE("SIGHUP with a changed per-host limit takes effect on the next "
             "probe") {
     reload_env env;

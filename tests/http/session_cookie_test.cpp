@@ -39,7 +39,7 @@ json signup_body(const std::string& email) {
 
 } // namespace
 
-TEST_SUITE("http.session_cookie") {
+TEST_SUITE("api.session_cookie") {
   TEST_CASE("sign-up in the cookie form sets an HttpOnly cookie instead of "
             "returning the refresh token") {
     server_process srv;

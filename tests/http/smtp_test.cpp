@@ -88,7 +88,7 @@ struct smtp_env {
 
 } // namespace
 
-TEST_SUITE("http.smtp") {
+TEST_SUITE("api.smtp") {
   TEST_CASE(
       "each SMTP answer yields its status, and a reached server costs one "
       "credit") {

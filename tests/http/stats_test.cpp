@@ -6,7 +6,7 @@
 using namespace mailassay::testing;
 using mailassay::tests::peers::dns_peer;
 
-TEST_SUITE("http.stats") {
+TEST_SUITE("api.stats") {
   TEST_CASE("stats after a known sequence of validations are exact") {
     dns_peer dns;
     dns.load_zone("good.test MX 10 mx.good.test\nmx.good.test A 127.0.0.2\n");

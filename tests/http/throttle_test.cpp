@@ -20,7 +20,7 @@ void check_429(const http_response& r, const std::string& message) {
 
 } // namespace
 
-TEST_SUITE("http.throttle") {
+TEST_SUITE("api.throttle") {
   TEST_CASE("failed logins per account: after the limit, even the right "
             "password gets 429 until the window refills") {
     server_process srv{{{"MAILASSAY_LIMITS_LOGIN_ACCOUNT_PER_HOUR", "3"}}};

@@ -6,7 +6,7 @@
 using namespace mailassay::testing;
 using mailassay::tests::peers::dns_peer;
 
-TEST_SUITE("http.usage") {
+TEST_SUITE("api.usage") {
   TEST_CASE("organization usage sums every key of the organization") {
     dns_peer dns;
     dns.load_zone("good.test MX 10 mx.good.test\nmx.good.test A 127.0.0.2\n");

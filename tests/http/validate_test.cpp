@@ -55,7 +55,7 @@ struct validation_env {
 
 } // namespace
 
-TEST_SUITE("http.validate") {
+TEST_SUITE("api.validate") {
   TEST_CASE("each kind of address gets its status and reason") {
     validation_env env;
     struct row {
@@ -201,7 +201,7 @@ TEST_SUITE("http.validate") {
   }
 }
 
-TEST_SUITE("http.validate.cli") {
+TEST_SUITE("app.check") {
   TEST_CASE("mailassay check answers input that is not UTF-8, line by line") {
     std::string out;
     REQUIRE(run_binary({"check", "a\xFF@good.test", "jane@good.test"},
@@ -222,7 +222,7 @@ TEST_SUITE("http.validate.cli") {
   }
 }
 
-TEST_SUITE("http.validate.operator_lists") {
+TEST_SUITE("api.validate.operator_lists") {
   TEST_CASE("operators add their own disposable domains and roles") {
     dns_peer dns;
     dns.load_zone(zone);

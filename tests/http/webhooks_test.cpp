@@ -182,7 +182,7 @@ struct hook_env {
 
 } // namespace
 
-TEST_SUITE("http.webhooks") {
+TEST_SUITE("api.webhooks") {
   TEST_CASE("an endpoint URL follows the SMTP address policy and https") {
     // No allow-list, https required.
     server_process srv{{{"MAILASSAY_WEBHOOKS_SECRET_KEY", server_key}}};

@@ -4,7 +4,7 @@
 
 using namespace mailassay::testing;
 
-TEST_SUITE("http.widget") {
+TEST_SUITE("api.widget") {
   TEST_CASE("the widget answers a restricted key from its own site, with CORS") {
     server_process srv;
     api a{srv};
