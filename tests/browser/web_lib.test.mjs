@@ -3,11 +3,17 @@
 // Operations page.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 
-const lib = (name) =>
-  import(pathToFileURL(path.join(process.env.MAILASSAY_SOURCE_DIR || "../..", "web/app/lib", name)).href);
+// Imported from their text as data: URLs, which are ES modules on every
+// Node: from a file, Node 18 (Debian 12's) reads a .js without a
+// "type": "module" package.json as CommonJS, and the browser's modules
+// have no package.json to carry.
+const lib = (name) => {
+  const file = path.join(process.env.MAILASSAY_SOURCE_DIR || "../..", "web/app/lib", name);
+  return import("data:text/javascript," + encodeURIComponent(readFileSync(file, "utf8")));
+};
 const { parseCsv, detectDelimiter, describe, estimate } = await lib("csv.js");
 const { parseMetrics, metric, labelValues } = await lib("metrics.js");
 
