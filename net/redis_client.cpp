@@ -1,8 +1,9 @@
 #include "net/redis_client.hpp"
 
+#include "net/redis_asio.hpp"
+
 #include <asio/ip/address.hpp>
 #include <asio/ip/tcp.hpp>
-#include <asio/posix/stream_descriptor.hpp>
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
 #include <openssl/sha.h>
@@ -20,7 +21,6 @@ namespace mailassay::net {
 namespace {
 
 using clock = std::chrono::steady_clock;
-using wait_type = asio::posix::stream_descriptor::wait_type;
 
 std::string sha1_hex(std::string_view text) {
   unsigned char digest[SHA_DIGEST_LENGTH];
@@ -51,7 +51,7 @@ struct redis_client::impl {
   enum class phase { connecting, handshake, up, down, stopped };
 
   explicit impl(asio::io_context& io)
-      : io(io), sd(io), retry(io), reply_timer(io), resolver(io) {}
+      : io(io), adapter(io), retry(io), reply_timer(io), resolver(io) {}
 
   // One command in flight: who to tell.
   struct pending {
@@ -66,7 +66,7 @@ struct redis_client::impl {
   std::weak_ptr<redis_client> owner;
 
   redisAsyncContext* ac = nullptr;
-  asio::posix::stream_descriptor sd;
+  redis_asio adapter; // the context's socket in the loop's reactor
   asio::steady_timer retry;
   asio::steady_timer reply_timer;
   asio::ip::tcp::resolver resolver;
@@ -77,73 +77,18 @@ struct redis_client::impl {
   std::deque<clock::time_point> sent;
   bool timer_armed = false;
   bool told_down = false; // on_state(false) ran since the last `up`
-  // The reactor side of hiredis' event hooks.
-  bool want_read = false, want_write = false;
-  bool read_armed = false, write_armed = false;
-  std::uint64_t epoch = 0; // bumped when the socket is released
 
-  // -- hiredis event hooks (run inside hiredis calls, on the loop) --------
-
-  static void add_read(void* p) {
-    auto* self = static_cast<impl*>(p);
-    self->want_read = true;
-    self->arm(wait_type::wait_read);
-  }
-  static void del_read(void* p) { static_cast<impl*>(p)->want_read = false; }
-  static void add_write(void* p) {
-    auto* self = static_cast<impl*>(p);
-    self->want_write = true;
-    self->arm(wait_type::wait_write);
-  }
-  static void del_write(void* p) { static_cast<impl*>(p)->want_write = false; }
-  // The context is being freed (hiredis closes the socket right after).
+  // hiredis freed the context (hiredis closes the socket right after).
   // hiredis runs this before the disconnect callback, so a connection the
   // server closed is reported here (once: report_down ignores a connection
   // already reported by `drop` or the connect callback).
-  static void cleanup(void* p) {
-    auto* self = static_cast<impl*>(p);
-    std::string why = self->ac && self->ac->err && self->ac->errstr
-                          ? std::string{self->ac->errstr}
+  void gone(const redisAsyncContext* c) {
+    std::string why = c && c->err && c->errstr
+                          ? std::string{c->errstr}
                           : std::string{"connection closed"};
-    self->ac = nullptr;
-    self->detach();
-    self->report_down(why);
-    self->connection_gone();
-  }
-
-  void arm(wait_type what) {
-    bool& armed = what == wait_type::wait_read ? read_armed : write_armed;
-    if (armed || !sd.is_open())
-      return;
-    armed = true;
-    auto self = owner.lock();
-    auto at = epoch;
-    sd.async_wait(what, [this, self, what, at](const asio::error_code& ec) {
-      if (at != epoch)
-        return;
-      bool reading = what == wait_type::wait_read;
-      (reading ? read_armed : write_armed) = false;
-      if (ec || !ac)
-        return;
-      if (reading ? want_read : want_write) {
-        if (reading)
-          redisAsyncHandleRead(ac);
-        else
-          redisAsyncHandleWrite(ac);
-      }
-      // hiredis asks again (add_read) when it wants more; re-arm if it
-      // still wants and the context survived.
-      if (ac && at == epoch && (reading ? want_read : want_write))
-        arm(what);
-    });
-  }
-
-  void detach() {
-    ++epoch;
-    read_armed = write_armed = false;
-    want_read = want_write = false;
-    if (sd.is_open())
-      sd.release();
+    ac = nullptr;
+    report_down(why);
+    connection_gone();
   }
 
   // -- connection -----------------------------------------------------------
@@ -181,13 +126,7 @@ struct redis_client::impl {
       return failed(why);
     }
     ac->data = this;
-    ac->ev.data = this;
-    ac->ev.addRead = add_read;
-    ac->ev.delRead = del_read;
-    ac->ev.addWrite = add_write;
-    ac->ev.delWrite = del_write;
-    ac->ev.cleanup = cleanup;
-    sd.assign(ac->c.fd);
+    adapter.attach(ac, owner, [this](const redisAsyncContext* c) { gone(c); });
     redisAsyncSetDisconnectCallback(ac, on_disconnect);
     // Also asks to write: the socket becoming writable ends the connect.
     redisAsyncSetConnectCallback(ac, on_connect);
@@ -354,17 +293,14 @@ struct redis_client::impl {
     resolver.cancel();
     if (ac)
       redisAsyncFree(ac);
-    detach();
+    adapter.detach();
   }
 };
 
 redis_client::redis_client(asio::io_context& ioctx)
     : impl_(std::make_unique<impl>(ioctx)) {}
 
-redis_client::~redis_client() {
-  if (impl_->sd.is_open())
-    impl_->sd.release();
-}
+redis_client::~redis_client() = default;
 
 std::shared_ptr<redis_client> redis_client::start(asio::io_context& ioctx,
                                                   redis_options opts,

@@ -2,10 +2,10 @@
 
 // An asynchronous Redis connection driven by an asio event loop.
 //
-// hiredis' async API does the protocol; this adapter gives its socket to
-// the loop's reactor (hiredis' addRead/addWrite hooks become async_waits),
-// so commands from any thread are pipelined on one connection and their
-// callbacks run on the loop's thread when the replies arrive. Nothing
+// hiredis' async API does the protocol; net::redis_asio gives its socket
+// to the loop's reactor (hiredis' addRead/addWrite hooks become
+// async_waits), so commands from any thread are pipelined on one connection and
+// their callbacks run on the loop's thread when the replies arrive. Nothing
 // blocks and nothing polls.
 //
 //   down ──connect──> handshake (AUTH, SELECT, SCRIPT LOAD) ──> up

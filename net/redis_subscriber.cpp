@@ -1,8 +1,9 @@
 #include "net/redis_subscriber.hpp"
 
+#include "net/redis_asio.hpp"
+
 #include <asio/ip/address.hpp>
 #include <asio/ip/tcp.hpp>
-#include <asio/posix/stream_descriptor.hpp>
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
 
@@ -13,13 +14,9 @@
 
 namespace mailassay::net {
 
-namespace {
-using wait_type = asio::posix::stream_descriptor::wait_type;
-} // namespace
-
 struct redis_subscriber::impl {
   explicit impl(asio::io_context& io)
-      : io(io), sd(io), retry(io), resolver(io) {}
+      : io(io), adapter(io), retry(io), resolver(io) {}
 
   asio::io_context& io;
   redis_endpoint endpoint;
@@ -29,68 +26,17 @@ struct redis_subscriber::impl {
   std::weak_ptr<redis_subscriber> owner;
 
   redisAsyncContext* ac = nullptr;
-  asio::posix::stream_descriptor sd;
+  redis_asio adapter; // the context's socket in the loop's reactor
   asio::steady_timer retry;
   asio::ip::tcp::resolver resolver;
   std::chrono::milliseconds backoff{100};
   bool stopped = false;
-  bool want_read = false, want_write = false;
-  bool read_armed = false, write_armed = false;
-  std::uint64_t epoch = 0; // bumped when the socket is released
 
-  // hiredis' event hooks, as in redis_client.cpp: its socket waits in the
-  // loop's reactor.
-  static void add_read(void* p) {
-    auto* self = static_cast<impl*>(p);
-    self->want_read = true;
-    self->arm(wait_type::wait_read);
-  }
-  static void del_read(void* p) { static_cast<impl*>(p)->want_read = false; }
-  static void add_write(void* p) {
-    auto* self = static_cast<impl*>(p);
-    self->want_write = true;
-    self->arm(wait_type::wait_write);
-  }
-  static void del_write(void* p) { static_cast<impl*>(p)->want_write = false; }
-  // The context is being freed: forget it and try again later.
-  static void cleanup(void* p) {
-    auto* self = static_cast<impl*>(p);
-    self->ac = nullptr;
-    self->detach();
-    self->up->store(false);
-    self->later();
-  }
-
-  void arm(wait_type what) {
-    bool& armed = what == wait_type::wait_read ? read_armed : write_armed;
-    if (armed || !sd.is_open())
-      return;
-    armed = true;
-    auto self = owner.lock();
-    auto at = epoch;
-    sd.async_wait(what, [this, self, what, at](const asio::error_code& ec) {
-      if (at != epoch)
-        return;
-      bool reading = what == wait_type::wait_read;
-      (reading ? read_armed : write_armed) = false;
-      if (ec || !ac)
-        return;
-      if (reading ? want_read : want_write) {
-        if (reading)
-          redisAsyncHandleRead(ac);
-        else
-          redisAsyncHandleWrite(ac);
-      }
-      if (ac && at == epoch && (reading ? want_read : want_write))
-        arm(what);
-    });
-  }
-
-  void detach() {
-    ++epoch;
-    read_armed = write_armed = want_read = want_write = false;
-    if (sd.is_open())
-      sd.release();
+  // hiredis freed the context: forget it and try again later.
+  void gone() {
+    ac = nullptr;
+    up->store(false);
+    later();
   }
 
   void connect() {
@@ -122,13 +68,7 @@ struct redis_subscriber::impl {
       return later();
     }
     ac->data = this;
-    ac->ev.data = this;
-    ac->ev.addRead = add_read;
-    ac->ev.delRead = del_read;
-    ac->ev.addWrite = add_write;
-    ac->ev.delWrite = del_write;
-    ac->ev.cleanup = cleanup;
-    sd.assign(ac->c.fd);
+    adapter.attach(ac, owner, [this](const redisAsyncContext*) { gone(); });
     redisAsyncSetConnectCallback(ac, on_connect);
   }
 
@@ -191,17 +131,14 @@ struct redis_subscriber::impl {
     resolver.cancel();
     if (ac)
       redisAsyncFree(ac);
-    detach();
+    adapter.detach();
   }
 };
 
 redis_subscriber::redis_subscriber(asio::io_context& ioctx)
     : impl_(std::make_unique<impl>(ioctx)) {}
 
-redis_subscriber::~redis_subscriber() {
-  if (impl_->sd.is_open())
-    impl_->sd.release();
-}
+redis_subscriber::~redis_subscriber() = default;
 
 std::shared_ptr<redis_subscriber>
 redis_subscriber::start(asio::io_context& ioctx, redis_endpoint endpoint,
