@@ -608,7 +608,7 @@ json rate_limits(const acc::rate_limits& l) {
 }
 
 const char* key_mode(const acc::api_key& k) {
-  return k.prefix.rfind("svc_test_", 0) == 0 ? "test" : "live";
+  return acc::mode_of(k) == acc::key_mode::test ? "test" : "live";
 }
 
 json api_key(const acc::api_key& k) {
@@ -767,6 +767,9 @@ json validation_result(const actors::validation::result& r) {
   out["signals"] = signals;
   out["creditsUsed"] = r.credits_used;
   out["durationMs"] = std::round(r.duration_ms * 1000) / 1000;
+  // Only in a test key's answers: live answers keep their bytes.
+  if (r.sandbox)
+    out["sandbox"] = true;
   return out;
 }
 
@@ -970,7 +973,10 @@ void write_validation_result(std::string& out,
     w.text(c.role);
   else
     w.null();
-  w.raw("},\"score\":");
+  w.raw("},");
+  if (r.sandbox)
+    w.raw("\"sandbox\":true,");
+  w.raw("\"score\":");
   w.integer(r.verdict.score);
   w.raw(",\"signals\":");
   w.objects(r.verdict.signals, [&](const auto& sig) {

@@ -243,6 +243,14 @@ const std::vector<migration>& all_migrations() {
            "ON webhook_attempts (delivery_id) "
            "WHERE status_code >= 200 AND status_code <= 299",
        }},
+      {6,
+       "sandbox batch jobs",
+       {
+           // A job uploaded with a test key runs in the sandbox
+           // (core/validation/sandbox.hpp), also after a restart.
+           "ALTER TABLE batch_jobs ADD COLUMN sandbox INTEGER NOT NULL "
+           "DEFAULT 0 CHECK (sandbox IN (0, 1))",
+       }},
   };
   return list;
 }

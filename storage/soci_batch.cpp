@@ -27,7 +27,7 @@ constexpr const char* job_columns =
     "email_column, total_rows, unique_emails, duplicates_removed, "
     "invalid_rows, processed, count_valid, count_invalid, count_risky, "
     "count_unknown, credits_reserved, credits_used, created_at, started_at, "
-    "finished_at, lease_owner, lease_expires_at FROM batch_jobs ";
+    "finished_at, lease_owner, lease_expires_at, sandbox FROM batch_jobs ";
 
 constexpr const char* item_columns =
     "SELECT seq, email, done, status, reason, score, detail, credits "
@@ -39,6 +39,7 @@ struct job_row {
   std::string status;
   int smtp = 0;
   int deduplicate = 0;
+  int sandbox = 0;
   std::int64_t started_at = 0;
   std::int64_t finished_at = 0;
   soci::indicator started_ind = soci::i_null;
@@ -68,6 +69,7 @@ struct job_row {
     st.exchange(into(finished_at, finished_ind));
     st.exchange(into(j.lease_owner));
     st.exchange(into(j.lease_expires_at));
+    st.exchange(into(sandbox));
   }
 
   job get() const {
@@ -76,6 +78,7 @@ struct job_row {
         core::batch::parse_job_status(status).value_or(job_status::failed);
     out.smtp = smtp != 0;
     out.deduplicate = deduplicate != 0;
+    out.sandbox = sandbox != 0;
     out.started_at = started_ind == soci::i_ok
                          ? std::optional<std::int64_t>{started_at}
                          : std::nullopt;
@@ -467,20 +470,21 @@ expected<unit> soci_store::create_batch_job(const job& j,
     transaction tx{*this};
     int smtp = j.smtp ? 1 : 0;
     int deduplicate = j.deduplicate ? 1 : 0;
+    int sandbox = j.sandbox ? 1 : 0;
     try {
       sql_ << "INSERT INTO batch_jobs (id, organization_id, status, "
               "file_name, smtp, deduplicate, email_column, total_rows, "
               "unique_emails, duplicates_removed, invalid_rows, processed, "
               "count_valid, count_invalid, count_risky, count_unknown, "
-              "credits_reserved, credits_used, created_at) VALUES (:id, :o, "
-              "'queued', :f, :sm, :dd, :ec, :tr, :ue, :dr, :ir, :p, :cv, :ci, "
-              ":cr, :cu, :res, :used, :c)",
+              "credits_reserved, credits_used, created_at, sandbox) VALUES "
+              "(:id, :o, 'queued', :f, :sm, :dd, :ec, :tr, :ue, :dr, :ir, :p, "
+              ":cv, :ci, :cr, :cu, :res, :used, :c, :sb)",
           use(j.id), use(j.organization_id), use(j.file_name), use(smtp),
           use(deduplicate), use(j.email_column), use(j.total_rows),
           use(j.unique_emails), use(j.duplicates_removed), use(j.invalid_rows),
           use(j.processed), use(j.counts.valid), use(j.counts.invalid),
           use(j.counts.risky), use(j.counts.unknown), use(j.credits_reserved),
-          use(j.credits_used), use(j.created_at);
+          use(j.credits_used), use(j.created_at), use(sandbox);
     } catch (const std::exception& e) {
       // Another active job of the organization (batch_jobs_one_active).
       if (is_unique_violation(e, "batch_jobs_one_active",

@@ -52,6 +52,13 @@ struct principal {
   const std::string& organization_id() const {
     return key ? key->organization_id : user_organization_id;
   }
+
+  /// Whether its validations (real-time, widget, batch) are answered by the
+  /// sandbox: a test key's are (no DNS, no SMTP, no credits); a live key's
+  /// and a user's never.
+  bool sandbox() const {
+    return key && acc::mode_of(*key) == acc::key_mode::test;
+  }
 };
 
 /// Everything a use case may touch; built per job by a storage worker.

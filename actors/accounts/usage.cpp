@@ -47,7 +47,7 @@ usage_of_organization(account_env& env, const principal& who, int days) {
     v.id = u.key_id;
     if (auto i = named.find(u.key_id); i != named.end()) {
       v.name = i->second->name;
-      v.test = i->second->prefix.rfind("svc_test_", 0) == 0;
+      v.test = acc::mode_of(*i->second) == acc::key_mode::test;
     }
     v.requests = u.requests;
     v.successful = u.successful;

@@ -311,6 +311,7 @@ void pump(supervisor* self) {
       // The job reserved one credit per address at upload; each item
       // records whether it used it.
       req.smtp = st.current.smtp;
+      req.sandbox = st.current.sandbox;
       req.credits_prepaid = true;
       req.organization_id = st.current.organization_id;
       req.timeout_ms = 30000;

@@ -32,6 +32,10 @@ struct request {
   /// probe. False: a deferred address comes back at once as greylisted
   /// (unknown, one attempt), for a batch that parks and re-submits it.
   bool smtp_retry_deferrals = true;
+  /// A test key's sandbox: the local part gives the DNS and SMTP facts
+  /// (core/validation/sandbox.hpp); no DNS query, no SMTP connection, no
+  /// credit, whatever `smtp` says.
+  bool sandbox = false;
 };
 
 /// What the SMTP probe reported beyond the verdict's facts.
@@ -61,6 +65,8 @@ struct result {
   std::optional<core::error> refused;
   std::int64_t credits_used = 0;
   double duration_ms = 0;
+  /// Answered by the sandbox: its DNS and SMTP facts are simulated.
+  bool sandbox = false;
 };
 
 /// Where a result goes. Taken as an rvalue so that a result (two dozen

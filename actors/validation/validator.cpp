@@ -1,6 +1,7 @@
 #include "actors/validation/validator.hpp"
 
 #include "actors/messages.hpp"
+#include "core/validation/sandbox.hpp"
 #include "net/dns_resolver.hpp"
 
 #include <chrono>
@@ -47,7 +48,30 @@ void validator::conclude(result& r, clock_type::time_point started) {
           .count();
 }
 
+void validator::answer_sandbox(result& r, clock_type::time_point started) {
+  r.sandbox = true;
+  // Bad syntax and IP literals are answered as they would be live: they
+  // never reach DNS or SMTP there either.
+  if (routable(r)) {
+    namespace v = core::validation;
+    auto a = v::sandbox_answer_of(v::sandbox_case_of(r.address.local_part));
+    r.route = std::make_shared<const core::dns::mail_route>(std::move(a.route));
+    r.smtp = a.smtp;
+    r.smtp_reply = {std::string{a.reply.host}, a.reply.attempts, a.reply.code,
+                    std::string{a.reply.enhanced},
+                    std::string{a.reply.message}};
+  }
+  r.credits_used = 0;
+  conclude(r, started);
+}
+
 bool validator::validate_now(const request& req, result& r) const {
+  if (req.sandbox) {
+    auto started = clock_type::now();
+    prepare(req, r);
+    answer_sandbox(r, started);
+    return true;
+  }
   if (req.smtp)
     return false;
   auto started = clock_type::now();
@@ -84,6 +108,13 @@ void validator::finish_free(result&& r, clock_type::time_point started,
 }
 
 void validator::validate(request req, result_callback done) const {
+  if (req.sandbox) {
+    auto started = clock_type::now();
+    result r;
+    prepare(req, r);
+    answer_sandbox(r, started);
+    return done(std::move(r));
+  }
   if (auto* entry = smtp_.load(); req.smtp && entry) {
     std::vector<request> one;
     one.push_back(std::move(req));
@@ -114,6 +145,11 @@ void validator::validate_group(std::vector<request> reqs,
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     result r;
     prepare(reqs[i], r);
+    if (reqs[i].sandbox) {
+      answer_sandbox(r, started);
+      done(i, std::move(r));
+      continue;
+    }
     if (!routable(r)) {
       conclude(r, started);
       done(i, std::move(r));

@@ -44,15 +44,16 @@ public:
             core::syntax::options syntax);
 
   /// Validates `req` and calls `done` exactly once: at once when the domain's
-  /// route is cached (or DNS is not needed), else on the resolver thread;
-  /// with SMTP asked (and an SMTP entry set), on a pipeline actor.
+  /// route is cached (or DNS is not needed) or `req.sandbox`, else on the
+  /// resolver thread; with SMTP asked (and an SMTP entry set), on a
+  /// pipeline actor.
   void validate(request req, result_callback done) const;
 
   /// Validates `req` into `r` (a new result) and returns true when nothing
-  /// needs waiting for: no SMTP asked, and no route needed (bad syntax, an
-  /// IP literal) or the route cached. Else returns false, `r` half done;
-  /// `validate` then does it all again (microseconds beside a DNS lookup).
-  /// Spares the caller a callback on the common path.
+  /// needs waiting for: a sandbox request, or no SMTP asked and no route
+  /// needed (bad syntax, an IP literal) or the route cached. Else returns
+  /// false, `r` half done; `validate` then does it all again (microseconds
+  /// beside a DNS lookup). Spares the caller a callback on the common path.
   bool validate_now(const request& req, result& r) const;
 
   /// Validates a group of requests (a batch's neighbours, mostly at one
@@ -79,6 +80,11 @@ public:
   /// Decides status, reason and score of `r` from its facts, and its
   /// duration since `started`.
   static void conclude(result& r, clock_type::time_point started);
+
+  /// Completes `r` (prepared) as the sandbox answers it: the DNS and SMTP
+  /// facts its local part picks when it has a domain to route, nothing
+  /// looked up, nothing charged; then concludes it.
+  static void answer_sandbox(result& r, clock_type::time_point started);
 
   /// The risk lists.
   const core::risk::lists& lists() const { return *lists_; }

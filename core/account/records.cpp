@@ -25,4 +25,12 @@ std::string_view to_string(key_status s) {
   return s == key_status::active ? "active" : "revoked";
 }
 
+std::string_view to_string(key_mode m) {
+  return m == key_mode::test ? "test" : "live";
+}
+
+key_mode mode_of(const api_key& k) {
+  return k.prefix.starts_with("svc_test_") ? key_mode::test : key_mode::live;
+}
+
 } // namespace mailassay::core::account

@@ -93,6 +93,16 @@ struct api_key {
   unix_time updated_at = 0;
 };
 
+/// What a key is for: `svc_live_` keys validate for real; `svc_test_` keys
+/// are a sandbox (no DNS, no SMTP, no credits: core/validation/sandbox.hpp).
+enum class key_mode { live, test };
+
+/// Returns "live" or "test".
+std::string_view to_string(key_mode m);
+
+/// Returns the mode of `k`, told by the prefix it was minted with.
+key_mode mode_of(const api_key& k);
+
 /// An organization's credit account.
 struct credit_balance {
   std::string organization_id;

@@ -45,6 +45,9 @@ struct job {
   std::string file_name;
   bool smtp = false;
   bool deduplicate = true;
+  /// Uploaded with a test key: validated by the sandbox (no DNS, no SMTP,
+  /// no credits reserved or used).
+  bool sandbox = false;
   /// The CSV column the addresses were read from (header name, or "" when
   /// the file has no header and the first column was used).
   std::string email_column;

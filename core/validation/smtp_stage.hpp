@@ -10,8 +10,9 @@
 //   credits_used   what the result reports as charged
 //   recheck_later  should a batch park the address and ask again?
 //
-// The actors only carry messages between these answers; a sandbox mode
-// (no DNS, no SMTP, no credits) is one more case of `plan_smtp`.
+// The actors only carry messages between these answers. A test key's
+// sandbox never reaches this stage: its facts come from
+// core/validation/sandbox.hpp.
 
 #include "core/dns/route.hpp"
 #include "core/smtp/outcome.hpp"

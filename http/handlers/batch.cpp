@@ -71,6 +71,7 @@ codec::json job_json(const job& j, std::int64_t now) {
             {"risky", j.counts.risky},
             {"unknown", j.counts.unknown}}},
           {"smtp", j.smtp},
+          {"sandbox", j.sandbox},
           {"deduplicate", j.deduplicate},
           {"creditsReserved", j.credits_reserved},
           {"creditsUsed", j.credits_used},
@@ -347,10 +348,12 @@ void handle_batch_upload(call c) {
     j.file_name = in->file_name;
     j.smtp = in->smtp;
     j.deduplicate = in->deduplicate;
+    // A test key's job runs in the sandbox: nothing to reserve.
+    j.sandbox = who.sandbox();
     core::batch::fill_job(j, *read);
     j.processed = read->invalid_rows;
     j.counts.invalid = read->invalid_rows;
-    j.credits_reserved = in->smtp ? read->unique_emails : 0;
+    j.credits_reserved = in->smtp && !j.sandbox ? read->unique_emails : 0;
     j.created_at = env.now;
     auto stored = env.db.create_batch_job(j, read->items);
     if (!stored) {

@@ -47,6 +47,9 @@ void run_validation(const call& c, const uc::principal& who,
     req.toggles = {cfg.disposable, cfg.role_account, cfg.random_detection,
                    cfg.enrichment};
   }
+  // A test key's sandbox: no DNS, no SMTP, no credit; the local part picks
+  // the answer (core/validation/sandbox.hpp).
+  req.sandbox = who.sandbox();
   // The probe costs one credit, reserved before it and given back when no
   // SMTP server answered (docs/smtp.md); 402 when the balance is short.
   req.smtp = in->smtp;

@@ -150,6 +150,7 @@ result random_result(generator& g) {
                                 : static_cast<std::int64_t>(g.next() >> 1) *
                                       (g.chance(50) ? -1 : 1);
   r.duration_ms = some_double(g);
+  r.sandbox = g.chance(20);
   return r;
 }
 

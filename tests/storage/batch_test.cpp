@@ -119,6 +119,7 @@ TEST_SUITE("storage.batch") {
     CHECK(got->file_name == "list-j1.csv");
     CHECK(got->smtp);
     CHECK(got->deduplicate);
+    CHECK_FALSE(got->sandbox);
     CHECK(got->email_column == "Email");
     CHECK(got->total_rows == 8);
     CHECK(got->unique_emails == 4);
@@ -158,6 +159,27 @@ TEST_SUITE("storage.batch") {
     CHECK(s.cancel_batch_job("o2", "j2", 7000).error_value().code ==
           errc::not_found);
     CHECK(s.get_batch_job("o1", "j2")->status == batch::job_status::queued);
+  }
+
+  TEST_CASE_TEMPLATE("a test key's job stays a sandbox job when read, "
+                     "listed and claimed",
+                     TestType, MAILASSAY_STORAGE_BACKENDS) {
+    MAILASSAY_TEST_DB(t);
+    auto& s = t.db();
+    create_org(s, "o1", "owner@example.com", 100);
+    auto j = make_job("js", "o1", 5000);
+    j.sandbox = true;
+    j.smtp = true;
+    create(s, j);
+    CHECK(s.get_batch_job("o1", "js")->sandbox);
+    CHECK(s.list_batch_jobs("o1", 10)->front().sandbox);
+    auto claimed = claim(s, "p1", 5001);
+    CHECK(claimed.id == "js");
+    CHECK(claimed.sandbox);
+    CHECK(claimed.smtp);
+    CHECK(t.query_int("SELECT sandbox FROM batch_jobs WHERE id = 'js'") == 1);
+    // Nothing was reserved: the balance is the signup grant.
+    CHECK(s.get_balance("o1")->balance == 100);
   }
 
   TEST_CASE_TEMPLATE("item text is stored verbatim", TestType,

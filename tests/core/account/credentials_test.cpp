@@ -1,5 +1,6 @@
 #include "core/account/credentials.hpp"
 #include "core/account/permissions.hpp"
+#include "core/account/records.hpp"
 
 #include <doctest/doctest.h>
 
@@ -12,6 +13,17 @@ TEST_SUITE("core.account") {
     CHECK(classify_bearer("svc_prod_abc") == credential_kind::jwt);
     CHECK(classify_bearer("eyJhbGciOi.x.y") == credential_kind::jwt);
     CHECK(classify_bearer("SVC_LIVE_abc") == credential_kind::jwt);
+  }
+  TEST_CASE("a key's mode is told by the prefix it was minted with") {
+    api_key k;
+    k.prefix = "svc_test_aB3\u2026";
+    CHECK(mode_of(k) == key_mode::test);
+    CHECK(to_string(mode_of(k)) == "test");
+    k.prefix = "svc_live_aB3\u2026";
+    CHECK(mode_of(k) == key_mode::live);
+    CHECK(to_string(mode_of(k)) == "live");
+    k.prefix = "svc_tes";
+    CHECK(mode_of(k) == key_mode::live);
   }
   TEST_CASE("extracts the bearer credential from an Authorization value") {
     CHECK(bearer_of("Bearer abc") == "abc");
