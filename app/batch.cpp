@@ -1,6 +1,7 @@
 #include "actors/batch/result_row.hpp"
 #include "app/app.hpp"
 #include "core/batch/intake.hpp"
+#include "http/codec/batch_results.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -146,10 +147,10 @@ int batch(const config::settings& cfg, const batch_options& opt) {
   bar.update(done, true);
 
   std::string out;
-  actors::batch::append_csv_header(out);
+  http::codec::append_csv_header(out);
   core::batch::status_counts counts;
   for (auto& it : items) {
-    actors::batch::append_csv_row(out, it);
+    http::codec::append_csv_row(out, it);
     if (it.status == "valid")
       ++counts.valid;
     else if (it.status == "invalid")

@@ -1,6 +1,6 @@
 #include "app/app.hpp"
 #include "core/validation/verdict.hpp"
-#include "http/codec.hpp"
+#include "http/codec/validation.hpp"
 
 #include <condition_variable>
 #include <iomanip>
@@ -77,7 +77,8 @@ int check(const config::settings& cfg, const std::vector<std::string>& args,
     // An argument or input line that is not UTF-8 (it fails the syntax
     // check) is echoed with U+FFFD: a line for every address, no abort.
     for (auto& r : results)
-      std::cout << http::codec::text_of(http::codec::validation_result(r))
+      std::cout << http::codec::validation_result_text(
+                       r, http::codec::bad_utf8::replace)
                 << "\n";
   return 0;
 }

@@ -12,9 +12,9 @@
 #include "actors/validation_pool.hpp"
 #include "actors/webhooks/dispatcher.hpp"
 #include "app/app.hpp"
+#include "http/codec/webhooks.hpp"
 #include "http/server.hpp"
 #include "http/services.hpp"
-#include "http/webhook_codec.hpp"
 #include "net/dns_resolver.hpp"
 #include "net/http_client.hpp"
 #include "net/io_thread.hpp"
@@ -592,8 +592,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
                cfg.webhooks,
                [public_url = cfg.webhooks.public_url](
                    storage::store& db, const core::webhooks::delivery& d) {
-                 return http::webhook_codec::event_body(db, d, public_url,
-                                                        unix_now());
+                 return http::codec::event_body(db, d, public_url, unix_now());
                },
                actors::batch_owner_name(), unix_now_ms}};
   add_webhook_gauges(stats, webhooks.gauges());

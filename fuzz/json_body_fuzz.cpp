@@ -1,13 +1,15 @@
 // Fuzz target: JSON request bodies (http/json_body.hpp) and every body
-// decoder of the codec (http/codec.hpp), with their error bodies
-// (http/errors.hpp). Oracles: a body the strict parser accepts is one
+// decoder of the codecs (http/codec/), with their error bodies
+// (http/codec/error.hpp). Oracles: a body the strict parser accepts is one
 // nlohmann accepts, to the same value; a body nlohmann refuses is refused;
 // no decoder throws; every error renders as JSON.
 
 #include "fuzz/fuzz_check.hpp"
 
-#include "http/codec.hpp"
-#include "http/errors.hpp"
+#include "http/codec/accounts.hpp"
+#include "http/codec/error.hpp"
+#include "http/codec/keys.hpp"
+#include "http/codec/validation.hpp"
 #include "http/json_body.hpp"
 
 #include <cstdint>
@@ -23,7 +25,7 @@ void check(const mailassay::core::expected<T>& r) {
   if (r)
     return;
   // An error body is always JSON, whatever the body quoted.
-  auto body = mailassay::http::error_body(r.error_value());
+  auto body = mailassay::http::codec::error_body(r.error_value());
   MAILASSAY_FUZZ_CHECK(
       !nlohmann::json::parse(body, nullptr, false).is_discarded());
 }

@@ -4,7 +4,7 @@
 
 #include "fuzz/fuzz_check.hpp"
 
-#include "http/errors.hpp"
+#include "http/codec/error.hpp"
 #include "http/query.hpp"
 
 #include <nlohmann/json.hpp>
@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   std::string raw{reinterpret_cast<const char*>(data), size};
   auto q = mailassay::http::query_args::parse(raw);
   if (!q) {
-    auto body = mailassay::http::error_body(q.error_value());
+    auto body = mailassay::http::codec::error_body(q.error_value());
     MAILASSAY_FUZZ_CHECK(
         !nlohmann::json::parse(body, nullptr, false).is_discarded());
     return 0;

@@ -1,11 +1,5 @@
 #include "http/errors.hpp"
 
-#include "http/codec.hpp"
-
-#include <nlohmann/json.hpp>
-
-#include <string_view>
-
 namespace mailassay::http {
 
 using core::errc;
@@ -57,44 +51,6 @@ int status_of(errc code) {
 
 const char* code_of(errc code) {
   return find(code).name;
-}
-
-// Messages may quote the request (a path, a column name) in bytes that are
-// not UTF-8: codec::text_of writes them as U+FFFD, never an exception
-// instead of the answer.
-std::string error_body(const core::error& e) {
-  auto status = status_of(e.code);
-  if (e.code == errc::validation_failed) {
-    nlohmann::json messages = e.details;
-    if (messages.empty())
-      messages.push_back(e.message);
-    return codec::text_of(nlohmann::json{{"message", messages},
-                                         {"error", "Unprocessable Entity"},
-                                         {"statusCode", 422}});
-  }
-  if (e.code == errc::widget_rate_limited)
-    return codec::text_of(nlohmann::json{{"statusCode", 429},
-                                         {"message", e.message},
-                                         {"reason", "WIDGET_RATE_LIMIT"},
-                                         {"retryAfterSeconds", e.retry_after}});
-  // Internal details stay in the log, never in the body.
-  std::string_view message = e.code == errc::internal
-                                 ? std::string_view{"Internal server error"}
-                                 : std::string_view{e.message};
-  // Most answers (401, 404, 429 under a flood): the bytes nlohmann would
-  // write, in its key order, without building the object.
-  if (codec::written_as_is(message)) {
-    std::string out;
-    out.reserve(48 + message.size());
-    out.append(R"({"code":")").append(code_of(e.code));
-    out.append(R"(","message":")").append(message);
-    out.append(R"(","statusCode":)").append(std::to_string(status));
-    out.push_back('}');
-    return out;
-  }
-  return codec::text_of(nlohmann::json{{"message", std::string{message}},
-                                       {"code", code_of(e.code)},
-                                       {"statusCode", status}});
 }
 
 } // namespace mailassay::http

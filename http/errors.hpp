@@ -1,7 +1,5 @@
 #pragma once
 
-#include <string>
-
 #include "core/base/errc.hpp"
 
 namespace mailassay::http {
@@ -11,8 +9,5 @@ int status_of(core::errc code);
 
 /// The machine `code` of an error kind, e.g. "UNAUTHORIZED".
 const char* code_of(core::errc code);
-
-/// Renders the spec's error body for `e`.
-std::string error_body(const core::error& e);
 
 } // namespace mailassay::http

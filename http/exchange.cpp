@@ -2,6 +2,7 @@
 
 #include "actors/log.hpp"
 #include "core/base/ascii.hpp"
+#include "http/codec/error.hpp"
 #include "http/errors.hpp"
 #include "http/exchange_impl.hpp"
 #include "http/metrics.hpp"
@@ -395,7 +396,7 @@ void exchange::json(int status, std::string body) {
 }
 
 void exchange::fail(const core::error& e) {
-  response r{status_of(e.code), error_body(e), "application/json", {}};
+  response r{status_of(e.code), codec::error_body(e), "application/json", {}};
   if (e.code == core::errc::rate_limited ||
       e.code == core::errc::widget_rate_limited)
     r.headers.emplace_back("Retry-After", std::to_string(e.retry_after));

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "actors/accounts/use_cases.hpp"
-#include "http/codec.hpp"
+#include "http/codec/json_text.hpp"
 #include "http/router.hpp"
 #include "http/services.hpp"
 

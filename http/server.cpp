@@ -2,6 +2,7 @@
 
 #include "actors/log.hpp"
 #include "core/base/ascii.hpp"
+#include "http/codec/error.hpp"
 #include "http/errors.hpp"
 #include "http/exchange_impl.hpp"
 #include "http/gated_socket.hpp"
@@ -285,10 +286,10 @@ struct server::impl {
       if (req.method == "OPTIONS")
         return ex->respond(options(req, m.allow));
       response r{405,
-                 error_body(make_error(errc::method_not_allowed,
-                                       "Method " + std::string{req.method} +
-                                           " not allowed on " +
-                                           std::string{req.path})),
+                 codec::error_body(make_error(
+                     errc::method_not_allowed,
+                     "Method " + std::string{req.method} + " not allowed on " +
+                         std::string{req.path})),
                  "application/json",
                  {{"Allow", m.allow}}};
       return ex->respond(std::move(r));

@@ -1,6 +1,8 @@
 #include "http/session_cookie.hpp"
 
 #include "core/base/ascii.hpp"
+#include "http/codec/accounts.hpp"
+#include "http/codec/error.hpp"
 #include "http/errors.hpp"
 #include "http/handler_support.hpp"
 
@@ -106,7 +108,7 @@ void reply(const call& c, const core::expected<actors::accounts::session>& s,
     if (e.code != core::errc::unauthorized)
       return c.ex->fail(e);
     return c.ex->respond(response{status_of(e.code),
-                                  error_body(e),
+                                  codec::error_body(e),
                                   "application/json",
                                   {{"Set-Cookie", clear_value(auth)}}});
   }

@@ -7,7 +7,7 @@
 //   tick (webhooks.poll_ms) or wake()
 //     │ claim up to `concurrency - in flight` due deliveries   [storage lane]
 //     │   per delivery, on the storage worker: past its window? ; open the
-//     │   signing secret(s) ; render the body (http/webhook_codec)
+//     │   signing secret(s) ; render the body (http/codec/webhooks)
 //     ▼
 //   per delivery: sign (t = now) ──post──> net::http_client (own thread)
 //     │   10 s at most; no answer, an error or a non-2xx = a failure

@@ -1,3 +1,5 @@
+#include "http/codec/accounts.hpp"
+
 #include "http/auth_throttle.hpp"
 #include "http/handler_support.hpp"
 #include "http/session_cookie.hpp"
@@ -98,12 +100,7 @@ void handle_get_organization(call c) {
 
 void handle_list_members(call c) {
   with_principal(c, true, [c](uc::account_env& env, const uc::principal& p) {
-    reply(c, uc::list_members(env, p), 200, [](auto& members) {
-      auto out = codec::json::array();
-      for (auto& m : members)
-        out.push_back(codec::member(m));
-      return codec::json{{"items", out}};
-    });
+    reply(c, uc::list_members(env, p), 200, codec::members);
   });
 }
 

@@ -1,3 +1,5 @@
+#include "http/codec/keys.hpp"
+
 #include "http/handler_support.hpp"
 
 namespace mailassay::http {
@@ -7,20 +9,12 @@ namespace acc = core::account;
 
 namespace {
 
-codec::json key_list(const std::vector<acc::api_key>& keys) {
-  auto out = codec::json::array();
-  for (auto& k : keys)
-    out.push_back(codec::api_key(k));
-  return codec::json{{"items", out}};
-}
-
 void set_status(call c, acc::key_status status) {
   auto id = c.req().params.at("id");
-  with_principal(c, true,
-                 [c, id, status](uc::account_env& env, const uc::principal& p) {
-                   reply(c, uc::set_key_status(env, p, id, status), 200,
-                         codec::api_key);
-                 });
+  with_principal(
+      c, true, [c, id, status](uc::account_env& env, const uc::principal& p) {
+        reply(c, uc::set_key_status(env, p, id, status), 200, codec::api_key);
+      });
 }
 
 } // namespace
@@ -29,38 +23,26 @@ void handle_create_key(call c) {
   // The answer carries the key's secret.
   c.ex->add_header("Cache-Control", "no-store");
   auto in = codec::new_key(c.req());
-  with_principal(c, true, [c, in = std::move(in)](uc::account_env& env,
-                                                 const uc::principal& p) {
-    if (!in)
-      return c.ex->fail(in.error_value());
-    reply(c, uc::create_key(env, p, *in), 201, [](const uc::created_key& k) {
-      auto out = codec::api_key(k.key);
-      out["key"] = k.secret;
-      return out;
-    });
-  });
+  with_principal(
+      c, true,
+      [c, in = std::move(in)](uc::account_env& env, const uc::principal& p) {
+        if (!in)
+          return c.ex->fail(in.error_value());
+        reply(c, uc::create_key(env, p, *in), 201, codec::created_key);
+      });
 }
 
 void handle_rate_limits(call c) {
   with_principal(c, true, [c](uc::account_env& env, const uc::principal& p) {
     auto defaults = uc::default_key_limits(env.cfg);
-    reply(c, uc::list_keys(env, p), 200, [&](auto& keys) {
-      auto items = codec::json::array();
-      for (auto& k : keys) {
-        auto item = codec::rate_limits(k.limits);
-        item["id"] = k.id;
-        item["name"] = k.name;
-        items.push_back(item);
-      }
-      return codec::json{{"defaults", codec::rate_limits(defaults)},
-                         {"keys", items}};
-    });
+    reply(c, uc::list_keys(env, p), 200,
+          [&](auto& keys) { return codec::key_rate_limits(defaults, keys); });
   });
 }
 
 void handle_list_keys(call c) {
   with_principal(c, true, [c](uc::account_env& env, const uc::principal& p) {
-    reply(c, uc::list_keys(env, p), 200, key_list);
+    reply(c, uc::list_keys(env, p), 200, codec::key_list);
   });
 }
 
@@ -75,12 +57,14 @@ void handle_get_key(call c) {
 void handle_update_key(call c) {
   auto patch = codec::key_update(c.req());
   auto id = c.req().params.at("id");
-  with_principal(c, true, [c, id, patch = std::move(patch)](
-                            uc::account_env& env, const uc::principal& p) {
-    if (!patch)
-      return c.ex->fail(patch.error_value());
-    reply(c, uc::update_key(env, p, id, *patch), 200, codec::api_key);
-  });
+  with_principal(c, true,
+                 [c, id, patch = std::move(patch)](uc::account_env& env,
+                                                   const uc::principal& p) {
+                   if (!patch)
+                     return c.ex->fail(patch.error_value());
+                   reply(c, uc::update_key(env, p, id, *patch), 200,
+                         codec::api_key);
+                 });
 }
 
 void handle_delete_key(call c) {

@@ -1,5 +1,6 @@
 // The dashboard and /docs: files of web/app embedded in the binary
 // (http/embed_web.cmake), served with the page headers (docs/dashboard.md).
+#include "http/codec/service.hpp"
 #include "http/embedded_text.hpp"
 #include "http/handler_support.hpp"
 
@@ -78,8 +79,8 @@ void handle_docs(call c) {
 }
 
 void handle_auth_options(call c) {
-  c.ex->json(200, codec::text_of(codec::json{
-                      {"signupEnabled", c.svc->cfg.auth.signup_enabled}}));
+  c.ex->json(
+      200, codec::text_of(codec::auth_options(c.svc->cfg.auth.signup_enabled)));
 }
 
 } // namespace mailassay::http

@@ -1,3 +1,4 @@
+#include "http/codec/validation.hpp"
 #include "http/embedded_text.hpp"
 #include "http/handler_support.hpp"
 #include "http/rate_limit.hpp"

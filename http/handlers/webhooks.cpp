@@ -1,33 +1,15 @@
 // /v2/webhooks (docs/webhooks.md): users only; owners and admins manage,
 // members read.
-#include "actors/webhooks/dispatcher.hpp"
-#include "http/handler_support.hpp"
-#include "http/webhook_codec.hpp"
+#include "http/codec/webhooks.hpp"
 
-#include <charconv>
+#include "actors/webhooks/dispatcher.hpp"
+#include "http/codec/reader.hpp"
+#include "http/handler_support.hpp"
 
 namespace mailassay::http {
 
 namespace uc = actors::webhooks;
-namespace wc = webhook_codec;
-
-namespace {
-
-codec::json endpoint_list(const std::vector<core::webhooks::endpoint>& list) {
-  auto items = codec::json::array();
-  for (const auto& w : list)
-    items.push_back(wc::endpoint(w));
-  return codec::json{{"items", items}};
-}
-
-codec::json delivery_list(const std::vector<core::webhooks::delivery>& list) {
-  auto items = codec::json::array();
-  for (const auto& d : list)
-    items.push_back(wc::delivery(d));
-  return codec::json{{"items", items}};
-}
-
-} // namespace
+namespace wc = codec;
 
 void handle_create_webhook(call c) {
   // The answer carries the signing secret.
@@ -45,7 +27,7 @@ void handle_create_webhook(call c) {
 
 void handle_list_webhooks(call c) {
   with_principal(c, true, [c](uc::account_env& env, const uc::principal& p) {
-    reply(c, uc::list_endpoints(env, p), 200, endpoint_list);
+    reply(c, uc::list_endpoints(env, p), 200, wc::endpoint_list);
   });
 }
 
@@ -100,24 +82,14 @@ void handle_test_webhook(call c) {
 
 void handle_webhook_deliveries(call c) {
   auto id = c.req().params.at("id");
-  std::int64_t limit = 20;
-  std::optional<core::error> bad;
-  if (auto text = c.req().query_param("limit")) {
-    auto [p, ec] =
-        std::from_chars(text->data(), text->data() + text->size(), limit);
-    if (ec != std::errc{} || p != text->data() + text->size() || limit < 1 ||
-        limit > 100) {
-      bad = core::make_error(core::errc::validation_failed, "");
-      bad->details = {"limit must be an integer between 1 and 100"};
-    }
-  }
-  with_principal(
-      c, true,
-      [c, id, limit, bad](uc::account_env& env, const uc::principal& p) {
-        if (bad)
-          return c.ex->fail(*bad);
-        reply(c, uc::list_deliveries(env, p, id, limit), 200, delivery_list);
-      });
+  auto limit = codec::integer_param(c.req(), "limit", 20, 1, 100);
+  with_principal(c, true,
+                 [c, id, limit](uc::account_env& env, const uc::principal& p) {
+                   if (!limit)
+                     return c.ex->fail(limit.error_value());
+                   reply(c, uc::list_deliveries(env, p, id, *limit), 200,
+                         wc::delivery_list);
+                 });
 }
 
 } // namespace mailassay::http

@@ -1,6 +1,7 @@
 // The error body's direct writer against nlohmann's rendering of the same
 // object: generated messages, with and without characters that need
 // escaping, UTF-8 and bytes that are not UTF-8, for every error kind.
+#include "http/codec/error.hpp"
 #include "http/errors.hpp"
 #include "tests/http_unit/generator.hpp"
 
@@ -77,13 +78,13 @@ TEST_SUITE("http.errors") {
     for (int i = 0; i < 20000; ++i) {
       auto e = core::make_error(g.pick(kinds), message(g));
       CAPTURE(e.message);
-      REQUIRE(http::error_body(e) == reference(e));
+      REQUIRE(http::codec::error_body(e) == reference(e));
     }
   }
 
   TEST_CASE("the common bodies read as the spec's error format") {
-    auto body = json::parse(
-        http::error_body(core::make_error(errc::not_found, "Cannot GET /x")));
+    auto body = json::parse(http::codec::error_body(
+        core::make_error(errc::not_found, "Cannot GET /x")));
     CHECK(body == json{{"code", "NOT_FOUND"},
                        {"message", "Cannot GET /x"},
                        {"statusCode", 404}});

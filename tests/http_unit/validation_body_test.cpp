@@ -1,10 +1,11 @@
 // The validation body's fast path (one `email` field) against nlohmann's
 // reading of the same bytes: generated bodies, mutated around the common
 // shape, must decode to what the parsed JSON holds, or fail as before.
-#include "http/codec.hpp"
+#include "http/codec/validation.hpp"
 #include "tests/http_unit/generator.hpp"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -1,16 +1,22 @@
-#include "http/codec_usage.hpp"
+#include "http/codec/usage.hpp"
 
 namespace mailassay::http::codec {
 
-nlohmann::json
-organization_usage(const actors::accounts::organization_usage& u) {
-  using nlohmann::json;
+json key_stats(const core::usage::key_stats& s) {
   auto days = json::array();
-  for (auto& d : u.totals.requests_by_day)
+  for (auto& d : s.requests_by_day)
     days.push_back({{"date", d.day},
                     {"requests", d.requests},
                     {"successful", d.successful},
                     {"credits", d.credits}});
+  return {{"totalRequests", s.total_requests},
+          {"successRate", s.success_rate},
+          {"creditsConsumed", s.credits_consumed},
+          {"topEmails", s.top_emails},
+          {"requestsByDay", days}};
+}
+
+json organization_usage(const actors::accounts::organization_usage& u) {
   auto keys = json::array();
   for (auto& k : u.keys)
     keys.push_back({{"id", k.id},
@@ -19,13 +25,11 @@ organization_usage(const actors::accounts::organization_usage& u) {
                     {"requests", k.requests},
                     {"successful", k.successful},
                     {"credits", k.credits}});
-  return {{"days", u.days},
-          {"totalRequests", u.totals.total_requests},
-          {"successRate", u.totals.success_rate},
-          {"creditsConsumed", u.totals.credits_consumed},
-          {"topEmails", u.totals.top_emails},
-          {"requestsByDay", days},
-          {"keys", keys}};
+  // Objects keep their keys sorted: the same text as one built whole.
+  auto out = key_stats(u.totals);
+  out["days"] = u.days;
+  out["keys"] = keys;
+  return out;
 }
 
 } // namespace mailassay::http::codec

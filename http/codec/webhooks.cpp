@@ -1,16 +1,16 @@
-#include "http/webhook_codec.hpp"
+#include "http/codec/webhooks.hpp"
 
 #include "core/base/time_format.hpp"
 #include "core/webhooks/target_url.hpp"
-#include "http/codec.hpp"
-#include "http/job_codec.hpp"
+#include "http/codec/batch_job.hpp"
+#include "http/codec/keys.hpp"
+#include "http/codec/reader.hpp"
 
-namespace mailassay::http::webhook_codec {
+namespace mailassay::http::codec {
 
 namespace {
 
 namespace wh = core::webhooks;
-using codec::object_reader;
 
 // The events list of a body: names checked by core (422 per problem).
 std::optional<std::vector<wh::event_type>> read_events(object_reader& r,
@@ -55,7 +55,7 @@ std::string export_url(const std::string& public_url,
 
 core::expected<actors::webhooks::new_endpoint_input>
 new_endpoint(const request_view& req) {
-  auto body = codec::parse_object(req);
+  auto body = parse_object(req);
   if (!body)
     return std::move(body).error_value();
   object_reader r{*body,
@@ -68,14 +68,14 @@ new_endpoint(const request_view& req) {
     in.description = r.label("description", false, 500).value_or("");
   if (auto t = r.integer("creditsLowThreshold", 0, 1LL << 40, false))
     in.credits_low_threshold = *t;
-  if (auto f = codec::failure_of(r))
+  if (auto f = failure_of(r))
     return *f;
   return in;
 }
 
 core::expected<actors::webhooks::endpoint_patch>
 endpoint_update(const request_view& req) {
-  auto body = codec::parse_object(req);
+  auto body = parse_object(req);
   if (!body)
     return std::move(body).error_value();
   object_reader r{
@@ -99,7 +99,7 @@ endpoint_update(const request_view& req) {
   }
   if (auto t = r.integer("creditsLowThreshold", 0, 1LL << 40, false))
     p.credits_low_threshold = *t;
-  if (auto f = codec::failure_of(r))
+  if (auto f = failure_of(r))
     return *f;
   return p;
 }
@@ -149,6 +149,20 @@ json delivery(const wh::delivery& d) {
       {"attempts", attempts}};
 }
 
+json endpoint_list(const std::vector<wh::endpoint>& list) {
+  auto items = json::array();
+  for (const auto& w : list)
+    items.push_back(endpoint(w));
+  return json{{"items", items}};
+}
+
+json delivery_list(const std::vector<wh::delivery>& list) {
+  auto items = json::array();
+  for (const auto& d : list)
+    items.push_back(delivery(d));
+  return json{{"items", items}};
+}
+
 core::expected<std::string> event_body(storage::store& db,
                                        const wh::delivery& d,
                                        const std::string& public_url,
@@ -163,7 +177,7 @@ core::expected<std::string> event_body(storage::store& db,
       auto j = db.get_batch_job(d.organization_id, d.subject_id);
       if (!j && j.error_value().code != core::errc::not_found)
         return std::move(j).error_value();
-      data["job"] = j ? job_json(*j, now) : json{{"id", d.subject_id}};
+      data["job"] = j ? job_record(*j, now) : json{{"id", d.subject_id}};
       data["exportUrl"] = export_url(public_url, d.subject_id);
       break;
     }
@@ -171,7 +185,7 @@ core::expected<std::string> event_body(storage::store& db,
       auto k = db.get_api_key(d.organization_id, d.subject_id);
       if (!k && k.error_value().code != core::errc::not_found)
         return std::move(k).error_value();
-      data["key"] = k ? codec::api_key(*k) : json{{"id", d.subject_id}};
+      data["key"] = k ? api_key(*k) : json{{"id", d.subject_id}};
       data["revokedAt"] = core::iso8601(d.created_ms / 1000);
       break;
     }
@@ -189,7 +203,7 @@ core::expected<std::string> event_body(storage::store& db,
                {"createdAt", core::iso8601(d.created_ms / 1000)},
                {"organizationId", d.organization_id},
                {"data", data}};
-  return codec::text_of(body);
+  return text_of(body);
 }
 
-} // namespace mailassay::http::webhook_codec
+} // namespace mailassay::http::codec

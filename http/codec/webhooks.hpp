@@ -7,17 +7,15 @@
 #include "actors/webhooks/use_cases.hpp"
 #include "core/base/expected.hpp"
 #include "core/webhooks/records.hpp"
+#include "http/codec/json_text.hpp"
 #include "http/exchange.hpp"
 #include "storage/store.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <string>
+#include <vector>
 
-namespace mailassay::http::webhook_codec {
-
-using nlohmann::json;
+namespace mailassay::http::codec {
 
 /// A creation body: {url, events, description?, creditsLowThreshold?}.
 core::expected<actors::webhooks::new_endpoint_input>
@@ -38,6 +36,12 @@ json endpoint_with_secret(const actors::webhooks::endpoint_with_secret& e);
 /// A delivery with its attempts and next retry.
 json delivery(const core::webhooks::delivery& d);
 
+/// The endpoints of an organization: {items: [endpoint]}.
+json endpoint_list(const std::vector<core::webhooks::endpoint>& list);
+
+/// The deliveries of an endpoint: {items: [delivery]}.
+json delivery_list(const std::vector<core::webhooks::delivery>& list);
+
 /// The body a delivery sends:
 /// {id, type, createdAt, organizationId, data}; `data` holds the job
 /// record and its export URL (batch.*), the key (key.revoked), the balance
@@ -49,4 +53,4 @@ core::expected<std::string> event_body(storage::store& db,
                                        const std::string& public_url,
                                        std::int64_t now);
 
-} // namespace mailassay::http::webhook_codec
+} // namespace mailassay::http::codec
