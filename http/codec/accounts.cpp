@@ -27,6 +27,23 @@ void check_password(object_reader& r, const std::string& password) {
     r.add("password must not be blank");
 }
 
+// The person of a sign-up or a new member: email, password, name.
+template <class Input>
+void read_person(object_reader& r, Input& in) {
+  in.email = r.text("email", true, 254).value_or("");
+  in.password = r.text("password", true, 256).value_or("");
+  in.name = r.label("name", false, 200).value_or("");
+}
+
+// The checks of a new person's email and password, after every field was
+// read (their messages come last).
+template <class Input>
+void check_person(object_reader& r, const Input& in) {
+  if (!in.email.empty() && !looks_like_email(in.email))
+    r.add("email must be an email");
+  check_password(r, in.password);
+}
+
 } // namespace
 
 core::expected<accounts::signup_input> signup(const request_view& req) {
@@ -36,12 +53,8 @@ core::expected<accounts::signup_input> signup(const request_view& req) {
   object_reader r{*body, {"organizationName", "email", "password", "name"}};
   accounts::signup_input in;
   in.organization_name = r.label("organizationName", true, 200).value_or("");
-  in.email = r.text("email", true, 254).value_or("");
-  in.password = r.text("password", true, 256).value_or("");
-  in.name = r.label("name", false, 200).value_or("");
-  if (!in.email.empty() && !looks_like_email(in.email))
-    r.add("email must be an email");
-  check_password(r, in.password);
+  read_person(r, in);
+  check_person(r, in);
   if (auto f = failure_of(r))
     return *f;
   return in;
@@ -77,13 +90,9 @@ core::expected<accounts::new_member_input> new_member(const request_view& req) {
     return std::move(body).error_value();
   object_reader r{*body, {"email", "password", "name", "role"}};
   accounts::new_member_input in;
-  in.email = r.text("email", true, 254).value_or("");
-  in.password = r.text("password", true, 256).value_or("");
-  in.name = r.label("name", false, 200).value_or("");
+  read_person(r, in);
   auto role = r.text("role", false, 16);
-  if (!in.email.empty() && !looks_like_email(in.email))
-    r.add("email must be an email");
-  check_password(r, in.password);
+  check_person(r, in);
   if (role) {
     if (auto parsed = acc::parse_role(*role))
       in.role = *parsed;
