@@ -591,8 +591,13 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
                webhook_client_or_exit(cfg, validator->shared_resolver()),
                cfg.webhooks,
                [public_url = cfg.webhooks.public_url](
-                   storage::store& db, const core::webhooks::delivery& d) {
-                 return http::codec::event_body(db, d, public_url, unix_now());
+                   storage::store& db, const core::webhooks::delivery& d)
+                   -> core::expected<std::string> {
+                 auto subject = actors::webhooks::subject_of(db, d);
+                 if (!subject)
+                   return std::move(subject).error_value();
+                 return http::codec::event_body(d, *subject, public_url,
+                                                unix_now());
                },
                actors::batch_owner_name(), unix_now_ms}};
   add_webhook_gauges(stats, webhooks.gauges());

@@ -14,10 +14,31 @@
 
 namespace mailassay::http {
 
-struct services;
 class deadline_list;
 
-/// RESTinio side of an exchange; only server.cpp and exchange.cpp see it.
+/// What an exchange asks of the server it belongs to when it answers, so
+/// that it knows no limiter, key cache or usage recorder; http/server.cpp
+/// passes them in.
+class exchange_hooks {
+public:
+  /// The RateLimit values of an answer no limiter check decided; `key` is
+  /// the API key that authenticated the request, or null.
+  virtual rate_headers
+  unmetered_rate(const request_view& req,
+                 const core::account::api_key* key) const = 0;
+
+  /// Counts the request in the usage of `key`; `ok` when it was answered
+  /// 200.
+  virtual void record_usage(std::shared_ptr<const core::account::api_key> key,
+                            bool ok, std::string address) const = 0;
+
+protected:
+  ~exchange_hooks() = default;
+};
+
+/// RESTinio side of an exchange; only the server and the exchange's own
+/// files (exchange.cpp, response_writer.cpp, body_stream.cpp,
+/// deadline_list.cpp) see it.
 struct exchange::impl {
   /// Kept until the exchange ends: `view` points into it. Its connection
   /// handle leaves it when the answer is written (exchange.cpp).
@@ -32,8 +53,8 @@ struct exchange::impl {
   /// See exchange::set_rate_key; null: authenticated again if need be.
   std::shared_ptr<const core::account::api_key> rate_key;
   /// Source of the RateLimit headers when no handler set them (null keeps
-  /// `rate` as it is) and the usage recorder.
-  const services* svc = nullptr;
+  /// `rate` as it is) and of usage records.
+  const exchange_hooks* hooks = nullptr;
   metrics* stats = nullptr;
   std::atomic<std::int64_t>* in_flight = nullptr;
   std::atomic<bool> done{false};
@@ -65,45 +86,6 @@ struct exchange::impl {
   /// See exchange::record_usage; null when the request is not counted.
   std::shared_ptr<const core::account::api_key> usage_key;
   std::string usage_address;
-};
-
-/// The requests of one server waiting for their deadline, oldest first, and
-/// one timer armed for the oldest.
-///
-/// Every request has the same timeout, so arrival order is deadline order:
-/// adding and removing are O(1) under a short lock, and one timer serves
-/// every request instead of an asio timer (heap insert, cancel posted back
-/// to the I/O thread) per request. The timer fires at the oldest deadline
-/// known when it was armed; a request answered in time just leaves the
-/// list, and the timer then re-arms for the new oldest one.
-class deadline_list : public std::enable_shared_from_this<deadline_list> {
-public:
-  /// Times requests out `timeout` after they are added, on `ioctx`.
-  deadline_list(asio::io_context& ioctx, std::chrono::milliseconds timeout);
-
-  /// Adds an exchange; its `time_out` runs at the deadline unless it was
-  /// answered (removed) by then. Does nothing once closed.
-  void add(exchange& ex);
-
-  /// Removes an exchange if it is in the list; any thread.
-  void remove(exchange::impl& x);
-
-  /// Forgets every request and frees the timer (before the I/O context
-  /// goes away); later `add`s do nothing.
-  void close();
-
-private:
-  void arm(std::chrono::steady_clock::time_point at);
-  void on_timer();
-  void unlink(exchange::impl& x);
-
-  std::mutex mtx_;
-  std::optional<asio::steady_timer> timer_;
-  std::chrono::milliseconds timeout_;
-  exchange::impl* head_ = nullptr;
-  exchange::impl* tail_ = nullptr;
-  bool armed_ = false;
-  bool closed_ = false;
 };
 
 } // namespace mailassay::http

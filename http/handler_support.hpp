@@ -2,6 +2,7 @@
 
 #include "actors/accounts/use_cases.hpp"
 #include "http/codec/json_text.hpp"
+#include "http/credentials.hpp"
 #include "http/router.hpp"
 #include "http/services.hpp"
 
@@ -9,30 +10,6 @@
 #include <utility>
 
 namespace mailassay::http {
-
-/// What a batch upload's body may hold beyond `batch.max_file_bytes`: the
-/// multipart envelope (boundaries, part headers, the option fields). The
-/// body gate refuses bodies over the file limit plus this; the file is
-/// measured exactly once the body is parsed.
-inline constexpr std::int64_t multipart_allowance = 64 * 1024;
-
-/// The 413 of a batch upload over `batch.max_file_bytes`; from the handler,
-/// or from the server when the body gate refused the body while it arrived.
-inline core::error file_too_large(const services& svc) {
-  return core::make_error(core::errc::payload_too_large,
-                          "The file is larger than the limit of " +
-                              std::to_string(svc.cfg.batch.max_file_bytes) +
-                              " bytes");
-}
-
-/// Reads the credentials a request presents (Authorization, Origin/Referer).
-actors::accounts::credentials credentials_of(const request_view& req);
-
-/// The request's principal from the key cache alone, on the calling thread
-/// (actors::accounts::authenticate_cached): nothing when only storage can
-/// tell (a JWT, a key not cached).
-std::optional<core::expected<actors::accounts::principal>>
-cached_principal(const services& svc, const request_view& req);
 
 /// Runs `f(account_env&)` on a storage worker; answers 503 when the database
 /// cannot be opened and skips requests already answered (deadline passed).

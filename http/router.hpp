@@ -25,6 +25,17 @@ using handler = void (*)(call c);
 /// assets, whose links carry cache-busting and tracking parameters.
 inline constexpr const char* any_query = nullptr;
 
+/// What the server treats apart in a route, beyond its handler.
+enum class route_traits : unsigned char {
+  none,
+  /// Answers a CORS preflight: the one route pages on other sites call
+  /// (the widget's).
+  cross_origin,
+  /// Takes a file (batch.max_file_bytes): a body the gate refused is
+  /// answered with the file's limit.
+  file_upload,
+};
+
 /// One endpoint: method, path pattern (`:name` segments bind parameters),
 /// its handler, the query parameters it reads, and the largest body it
 /// accepts.
@@ -37,6 +48,7 @@ struct route {
   /// with 400 (http/query.hpp). "": none. `any_query`: not read.
   const char* query = "";
   std::int64_t max_body = 0; ///< 0: the configured JSON limit.
+  route_traits traits = route_traits::none;
 };
 
 /// The table of every endpoint (http/routes.cpp).

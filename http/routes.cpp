@@ -4,7 +4,8 @@ namespace mailassay::http {
 
 const std::vector<route>& routes() {
   // One line per endpoint. Literal paths come before parameterised ones.
-  // The fourth column names the query parameters an endpoint reads.
+  // The fourth column names the query parameters an endpoint reads, the
+  // fifth its body limit, the last what the server treats apart.
   static const std::vector<route> table = {
     {"GET", "/health", handle_health},
     {"GET", "/status", handle_status},
@@ -35,11 +36,13 @@ const std::vector<route>& routes() {
     {"GET", "/v2/usage", handle_organization_usage, "days"},
     {"GET", "/v2/credits/transactions", handle_transactions, "limit,before"},
     {"POST", "/v2/email/validate", handle_validate},
-    {"POST", "/v2/widget/validate", handle_widget_validate},
+    {"POST", "/v2/widget/validate", handle_widget_validate, "", 0,
+     route_traits::cross_origin},
     {"GET", "/widget.js", handle_widget_script, any_query},
     // The body limit is checked by the handler (batch.max_file_bytes).
     {"POST", "/v2/batch/upload", handle_batch_upload,
-     "deduplicate,smtp,emailColumn,fileName", 32 * 1024 * 1024},
+     "deduplicate,smtp,emailColumn,fileName", 32 * 1024 * 1024,
+     route_traits::file_upload},
     {"GET", "/v2/batch", handle_list_batches},
     {"GET", "/v2/batch/:jobId", handle_get_batch},
     {"POST", "/v2/batch/:jobId/cancel", handle_cancel_batch},

@@ -2,11 +2,14 @@
 
 #include "actors/log.hpp"
 #include "core/base/ascii.hpp"
+#include "http/admission.hpp"
 #include "http/codec/error.hpp"
+#include "http/deadline_list.hpp"
 #include "http/errors.hpp"
 #include "http/exchange_impl.hpp"
 #include "http/gated_socket.hpp"
 #include "http/handler_support.hpp"
+#include "http/rate_limit.hpp"
 #include "http/router.hpp"
 #include "http/services.hpp"
 #include "security/random.hpp"
@@ -31,11 +34,6 @@ struct traits : restinio::default_single_thread_traits_t {
   static constexpr bool use_connection_count_limiter = true;
 };
 using server_type = restinio::http_server_t<traits>;
-
-// The largest body of any route but the batch upload; the gate refuses
-// larger ones while they stream in (413). Below it, dispatch answers 413 per
-// route after the body was read.
-constexpr std::uint64_t hard_body_limit = 32ull << 20;
 
 // Whether a header name is the gate's refusal marker.
 bool is_refusal_marker(std::string_view name) {
@@ -183,6 +181,25 @@ struct event_loop {
   }
 };
 
+// What exchanges ask of the service when they answer: the RateLimit headers
+// of the request's key or client IP, and the usage recorder.
+struct service_hooks final : exchange_hooks {
+  const services& svc;
+
+  explicit service_hooks(const services& s) : svc(s) {}
+
+  rate_headers
+  unmetered_rate(const request_view& req,
+                 const core::account::api_key* key) const override {
+    return http::unmetered_rate(svc, req, key);
+  }
+
+  void record_usage(std::shared_ptr<const core::account::api_key> key, bool ok,
+                    std::string address) const override {
+    svc.usage.record_key(std::move(key), svc.now(), ok, 0, std::move(address));
+  }
+};
+
 using reuse_port =
     asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
 
@@ -190,6 +207,7 @@ using reuse_port =
 
 struct server::impl {
   services& svc;
+  service_hooks hooks{svc};
   std::vector<std::unique_ptr<event_loop>> loops;
   bool running = false;
   std::string id_prefix = security::random_base62(6);
@@ -214,7 +232,7 @@ struct server::impl {
       p->id = fresh_request_id();
     // RateLimit-* of answers no limiter check decided, and usage records
     // (exchange::respond).
-    p->svc = &svc;
+    p->hooks = &hooks;
     auto m = match_route(p->view.method, p->view.path);
     p->route = m.found ? m.found->pattern : "unmatched";
     p->view.params = std::move(m.params);
@@ -241,7 +259,7 @@ struct server::impl {
     p.view.index_headers();
     p.id = fresh_request_id();
     p.route = "malformed";
-    p.svc = &svc;
+    p.hooks = &hooks;
     p.stats = &svc.stats;
     p.close_connection = true;
     p.raw_out = &text;
@@ -270,14 +288,8 @@ struct server::impl {
     if (svc.draining)
       return ex->fail(
           make_error(errc::unavailable, "The server is shutting down"));
-    if (ex->state().body_refused) {
-      if (m.found && m.found->fn == handle_batch_upload)
-        return ex->fail(file_too_large(svc));
-      return ex->fail(make_error(errc::payload_too_large,
-                                 "Request body exceeds the limit of " +
-                                     std::to_string(hard_body_limit) +
-                                     " bytes"));
-    }
+    if (ex->state().body_refused)
+      return ex->fail(body_refusal(svc, m.found));
     if (!m.found) {
       if (m.allow.empty())
         return ex->fail(
@@ -319,7 +331,8 @@ struct server::impl {
   static response options(const request_view& req, const std::string& allow) {
     response r{204, {}, "", {{"Allow", allow}}};
     auto post = match_route("POST", req.path);
-    bool widget = post.found && post.found->fn == handle_widget_validate;
+    bool widget =
+        post.found && post.found->traits == route_traits::cross_origin;
     if (auto origin = req.header("Origin"); origin && widget) {
       r.headers.emplace_back("Access-Control-Allow-Origin",
                              std::string{*origin});

@@ -1,5 +1,6 @@
-// The organization-wide usage behind the dashboard's overview: the per-key
-// counters of docs/usage-stats.md summed over the organization's keys.
+// Usage statistics (docs/usage-stats.md): one key's counters, and the
+// organization-wide usage behind the dashboard's overview, the per-key
+// counters summed over the organization's keys.
 #include "actors/accounts/use_cases.hpp"
 #include "core/base/time_format.hpp"
 #include "core/usage/calendar.hpp"
@@ -7,6 +8,41 @@
 #include <unordered_map>
 
 namespace mailassay::actors::accounts {
+
+namespace {
+
+// The statistics of stored days and a distinct address count.
+expected<core::usage::key_stats>
+totals_of(const std::vector<storage::usage_day>& rows, std::int64_t distinct,
+          const std::string& today, int days) {
+  std::vector<core::usage::day_counts> stored;
+  stored.reserve(rows.size());
+  for (auto& r : rows)
+    stored.push_back({r.day, r.requests, r.successful, r.credits});
+  return core::usage::compute(stored, distinct, today, days);
+}
+
+} // namespace
+
+expected<core::usage::key_stats> usage_of_key(account_env& env,
+                                              const principal& who,
+                                              const std::string& key_id,
+                                              int days) {
+  auto key = get_key(env, who, key_id);
+  if (!key)
+    return std::move(key).error_value();
+  auto today = core::utc_day(env.now);
+  auto from = core::usage::window_start(today, days);
+  if (!from)
+    return std::move(from).error_value();
+  auto rows = env.db.usage_between(key_id, *from, today);
+  if (!rows)
+    return std::move(rows).error_value();
+  auto distinct = env.db.distinct_addresses(key_id, *from, today);
+  if (!distinct)
+    return std::move(distinct).error_value();
+  return totals_of(*rows, *distinct, today, days);
+}
 
 expected<organization_usage>
 usage_of_organization(account_env& env, const principal& who, int days) {
@@ -28,11 +64,7 @@ usage_of_organization(account_env& env, const principal& who, int days) {
   if (!keys)
     return std::move(keys).error_value();
 
-  std::vector<core::usage::day_counts> stored;
-  stored.reserve(rows->size());
-  for (auto& r : *rows)
-    stored.push_back({r.day, r.requests, r.successful, r.credits});
-  auto totals = core::usage::compute(stored, *distinct, today, days);
+  auto totals = totals_of(*rows, *distinct, today, days);
   if (!totals)
     return std::move(totals).error_value();
 

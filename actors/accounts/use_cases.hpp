@@ -97,6 +97,14 @@ expected<std::vector<acc::credit_entry>> transactions(account_env& env,
                                                       std::int64_t limit,
                                                       std::int64_t before_id);
 
+/// The statistics of one key of the caller's organization over the `days`
+/// UTC days ending today (users only; days outside 1..365 ->
+/// validation_failed; another organization's key -> not_found).
+expected<core::usage::key_stats> usage_of_key(account_env& env,
+                                              const principal& who,
+                                              const std::string& key_id,
+                                              int days);
+
 /// The usage of all the organization's keys over the `days` UTC days
 /// ending today (users only; days outside 1..365 -> validation_failed).
 expected<organization_usage>

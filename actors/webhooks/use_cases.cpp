@@ -158,4 +158,31 @@ expected<std::vector<wh::delivery>> list_deliveries(account_env& env,
   return env.db.list_webhook_deliveries(who.organization_id(), id, limit);
 }
 
+expected<event_subject> subject_of(storage::store& db, const wh::delivery& d) {
+  event_subject out;
+  switch (d.event) {
+    case wh::event_type::batch_completed:
+    case wh::event_type::batch_failed:
+    case wh::event_type::batch_cancelled: {
+      auto j = db.get_batch_job(d.organization_id, d.subject_id);
+      if (!j && j.error_value().code != errc::not_found)
+        return std::move(j).error_value();
+      if (j)
+        out.job = std::move(*j);
+      break;
+    }
+    case wh::event_type::key_revoked: {
+      auto k = db.get_api_key(d.organization_id, d.subject_id);
+      if (!k && k.error_value().code != errc::not_found)
+        return std::move(k).error_value();
+      if (k)
+        out.key = std::move(*k);
+      break;
+    }
+    case wh::event_type::credits_low:
+    case wh::event_type::ping: break;
+  }
+  return out;
+}
+
 } // namespace mailassay::actors::webhooks

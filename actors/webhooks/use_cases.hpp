@@ -5,6 +5,7 @@
 // keys); owners and admins manage, members read.
 
 #include "actors/accounts/types.hpp"
+#include "core/batch/job.hpp"
 #include "core/webhooks/records.hpp"
 
 #include <cstdint>
@@ -83,6 +84,19 @@ expected<std::vector<wh::delivery>> list_deliveries(account_env& env,
                                                     const principal& who,
                                                     const std::string& id,
                                                     std::int64_t limit);
+
+/// What an event's body shows besides the delivery itself, read when the
+/// body is written: the job of a batch.* event, the key of key.revoked.
+/// Absent when it was deleted meanwhile (the body then names its id).
+struct event_subject {
+  std::optional<core::batch::job> job;
+  std::optional<core::account::api_key> key;
+};
+
+/// Reads the subject of delivery `d` from `db`. A job that ended is not
+/// written again, so the record read is the one of the event, on every
+/// attempt.
+expected<event_subject> subject_of(storage::store& db, const wh::delivery& d);
 
 /// Seals `secret` for endpoint `id` with the configured server key (hex).
 /// An unusable key -> errc::internal.

@@ -4,6 +4,7 @@
 // form's `file` or as the body, and its options as form fields or query
 // parameters.
 
+#include "actors/accounts/batches.hpp"
 #include "core/base/expected.hpp"
 #include "http/exchange.hpp"
 
@@ -13,21 +14,13 @@
 
 namespace mailassay::http::codec {
 
-/// What an upload asks for.
-struct upload_input {
-  std::string_view csv; ///< Points into the request's body.
-  std::string file_name = "upload.csv";
-  bool deduplicate = true;
-  bool smtp = false;
-  std::string email_column;
-};
-
 /// Reads the options and the CSV. One rule for names, as for JSON fields:
 /// a field the endpoint does not read is 422 (`multipart field x should not
 /// exist`), a name given twice (two `file` parts, a field twice, or a field
 /// and a query parameter of the same name) is 422 naming it (docs/api.md).
-/// A file over `max_file_bytes` is errc::payload_too_large (no message).
-core::expected<upload_input> batch_upload(const request_view& req,
-                                          std::int64_t max_file_bytes);
+/// A file over `max_file_bytes` is errc::payload_too_large (no message);
+/// the file name defaults to "upload.csv".
+core::expected<actors::accounts::batch_upload>
+batch_upload(const request_view& req, std::int64_t max_file_bytes);
 
 } // namespace mailassay::http::codec

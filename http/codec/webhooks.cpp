@@ -163,32 +163,23 @@ json delivery_list(const std::vector<wh::delivery>& list) {
   return json{{"items", items}};
 }
 
-core::expected<std::string> event_body(storage::store& db,
-                                       const wh::delivery& d,
-                                       const std::string& public_url,
-                                       std::int64_t now) {
+std::string event_body(const wh::delivery& d,
+                       const actors::webhooks::event_subject& subject,
+                       const std::string& public_url, std::int64_t now) {
   json data = json::object();
   switch (d.event) {
     case wh::event_type::batch_completed:
     case wh::event_type::batch_failed:
-    case wh::event_type::batch_cancelled: {
-      // A job that ended is not written again, so the record read now is
-      // the one of the event, on every attempt.
-      auto j = db.get_batch_job(d.organization_id, d.subject_id);
-      if (!j && j.error_value().code != core::errc::not_found)
-        return std::move(j).error_value();
-      data["job"] = j ? job_record(*j, now) : json{{"id", d.subject_id}};
+    case wh::event_type::batch_cancelled:
+      data["job"] = subject.job ? job_record(*subject.job, now)
+                                : json{{"id", d.subject_id}};
       data["exportUrl"] = export_url(public_url, d.subject_id);
       break;
-    }
-    case wh::event_type::key_revoked: {
-      auto k = db.get_api_key(d.organization_id, d.subject_id);
-      if (!k && k.error_value().code != core::errc::not_found)
-        return std::move(k).error_value();
-      data["key"] = k ? api_key(*k) : json{{"id", d.subject_id}};
+    case wh::event_type::key_revoked:
+      data["key"] =
+          subject.key ? api_key(*subject.key) : json{{"id", d.subject_id}};
       data["revokedAt"] = core::iso8601(d.created_ms / 1000);
       break;
-    }
     case wh::event_type::credits_low:
       data["balance"] = d.balance;
       data["threshold"] = d.threshold;

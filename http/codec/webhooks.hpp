@@ -9,7 +9,6 @@
 #include "core/webhooks/records.hpp"
 #include "http/codec/json_text.hpp"
 #include "http/exchange.hpp"
-#include "storage/store.hpp"
 
 #include <cstdint>
 #include <string>
@@ -45,12 +44,12 @@ json delivery_list(const std::vector<core::webhooks::delivery>& list);
 /// The body a delivery sends:
 /// {id, type, createdAt, organizationId, data}; `data` holds the job
 /// record and its export URL (batch.*), the key (key.revoked), the balance
-/// and threshold (credits.low) or the endpoint id (ping). Reads the job or
-/// key from `db`; `public_url` prefixes the export URL; `now` (Unix
-/// seconds) is unused by finished jobs but completes the job record.
-core::expected<std::string> event_body(storage::store& db,
-                                       const core::webhooks::delivery& d,
-                                       const std::string& public_url,
-                                       std::int64_t now);
+/// and threshold (credits.low) or the endpoint id (ping); the job or key
+/// as `subject` holds it, else its id. `public_url` prefixes the export
+/// URL; `now` (Unix seconds) is unused by finished jobs but completes the
+/// job record.
+std::string event_body(const core::webhooks::delivery& d,
+                       const actors::webhooks::event_subject& subject,
+                       const std::string& public_url, std::int64_t now);
 
 } // namespace mailassay::http::codec

@@ -1,6 +1,4 @@
-#include "core/usage/stats.hpp"
-
-#include "core/base/time_format.hpp"
+// GET /v2/api-keys/{id}/stats: one key's usage (docs/usage-stats.md).
 #include "core/usage/calendar.hpp"
 #include "http/codec/reader.hpp"
 #include "http/codec/usage.hpp"
@@ -9,34 +7,6 @@
 namespace mailassay::http {
 
 namespace uc = actors::accounts;
-
-namespace {
-
-void answer_stats(call c, std::string id, int days) {
-  with_principal(
-      c, true, [c, id, days](uc::account_env& env, const uc::principal& who) {
-        auto key = uc::get_key(env, who, id);
-        if (!key)
-          return c.ex->fail(key.error_value());
-        auto today = core::utc_day(env.now);
-        auto from = core::usage::window_start(today, days);
-        if (!from)
-          return c.ex->fail(from.error_value());
-        auto rows = env.db.usage_between(id, *from, today);
-        if (!rows)
-          return c.ex->fail(rows.error_value());
-        auto distinct = env.db.distinct_addresses(id, *from, today);
-        if (!distinct)
-          return c.ex->fail(distinct.error_value());
-        std::vector<core::usage::day_counts> stored;
-        for (auto& r : *rows)
-          stored.push_back({r.day, r.requests, r.successful, r.credits});
-        reply(c, core::usage::compute(stored, *distinct, today, days), 200,
-              codec::key_stats);
-      });
-}
-
-} // namespace
 
 void handle_key_stats(call c) {
   auto days = codec::integer_param(
@@ -53,10 +23,13 @@ void handle_key_stats(call c) {
   }
   // Counts still in the recorder's memory are written first, so the answer
   // includes the requests made just before.
-  c.svc->usage.flush(
-      actors::flush_done{[c, id, days = static_cast<int>(*days)](bool) {
-        answer_stats(c, id, days);
-      }});
+  c.svc->usage.flush(actors::flush_done{[c, id,
+                                         days = static_cast<int>(*days)](bool) {
+    with_principal(
+        c, true, [c, id, days](uc::account_env& env, const uc::principal& who) {
+          reply(c, uc::usage_of_key(env, who, id, days), 200, codec::key_stats);
+        });
+  }});
 }
 
 } // namespace mailassay::http

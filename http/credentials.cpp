@@ -1,7 +1,9 @@
-#include "core/account/credentials.hpp"
+#include "http/credentials.hpp"
 
+#include "actors/accounts/use_cases.hpp"
+#include "core/account/credentials.hpp"
 #include "core/base/ascii.hpp"
-#include "http/handler_support.hpp"
+#include "http/services.hpp"
 
 namespace mailassay::http {
 
