@@ -1,6 +1,7 @@
 #include "actors/webhooks/dispatcher.hpp"
 
 #include "actors/log.hpp"
+#include "actors/storage_call.hpp"
 #include "core/webhooks/retry.hpp"
 #include "core/webhooks/signature.hpp"
 #include "core/webhooks/target_url.hpp"
@@ -17,11 +18,6 @@ namespace mailassay::actors::webhooks {
 namespace {
 
 namespace wh = core::webhooks;
-
-/// A closure run inside the actor (the answer of a storage job).
-struct wh_in_actor {
-  std::function<void()> run;
-};
 
 /// A claimed delivery made ready to send, or to settle without sending.
 struct prepared {
@@ -49,26 +45,11 @@ using wh_stop_atom = caf::atom_constant<caf::atom("whk_stop")>;
 } // namespace
 } // namespace mailassay::actors::webhooks
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::webhooks::wh_in_actor)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::webhooks::attempt_done)
 
 namespace mailassay::actors::webhooks {
 
 namespace {
-
-// Runs `work(db)` on a storage worker and `then(result)` back inside `self`.
-template <class Work, class Then>
-void storage_call(caf::local_actor* self, storage_pool& pool, Work work,
-                  Then then) {
-  auto me = caf::actor_cast<caf::actor>(self);
-  pool.submit(storage_job{[me, work = std::move(work),
-                           then = std::move(then)](job_context& ctx) mutable {
-    using result_t = decltype(work(*ctx.db));
-    auto r = ctx.db ? work(*ctx.db) : result_t{ctx.open_error};
-    caf::anon_send(me, wh_in_actor{[then = std::move(then),
-                                    r = std::move(r)]() mutable { then(r); }});
-  }});
-}
 
 wh::retry_schedule schedule_of(const config::webhooks_settings& cfg) {
   return {cfg.retry_first_ms, cfg.retry_max_ms,
@@ -308,7 +289,7 @@ caf::behavior dispatcher_fn(dispatcher_actor* self,
                .value_or(std::string{});
   self->send(self, wh_tick_atom::value);
   return {
-      [self](wh_in_actor& f) { f.run(); },
+      [self](in_actor& f) { f.run(); },
       [self](wh_tick_atom) {
         auto& st = self->state;
         if (st.stopping)
