@@ -463,9 +463,9 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     c.retry_delays = {1500ms, 1500ms};
     c.min_step = 2000ms;
     fx.start(c);
-    auto f = fx.start_probe("park.test",
-                            {"grey-1@park.test", "alice@park.test"},
-                            fixture::route({"mx.park.test"}), 5000ms, false);
+    auto f =
+        fx.start_probe("park.test", {"grey-1@park.test", "alice@park.test"},
+                       fixture::route({"mx.park.test"}), 5000ms, false);
     REQUIRE(f.wait_for(5s) == std::future_status::ready);
     auto r = f.get();
     const auto& grey = r.addresses[0];
@@ -543,19 +543,21 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     fx.mx("mx.tarpit.test", "127.0.0.105", with(smtp_greeting::tarpit));
     fx.mx("mx.healthy.test", "127.0.0.106");
     fx.start(fx.config());
-    auto t0 = std::chrono::steady_clock::now();
+    // The healthy domain is answered while the tarpit still holds its
+    // caller (an order, not a time: a busy machine may take a while).
     auto tarpit = fx.start_probe("tarpit.test", {"a@tarpit.test"},
-                                 {"mx.tarpit.test"}, 1000ms);
+                                 {"mx.tarpit.test"}, 2000ms);
     auto healthy =
         fx.probe("healthy.test", {"a@healthy.test"}, {"mx.healthy.test"});
-    CHECK(std::chrono::steady_clock::now() - t0 < 800ms);
     CHECK(healthy.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
     CHECK(tarpit.wait_for(0ms) != std::future_status::ready);
-    REQUIRE(tarpit.wait_for(3s) == std::future_status::ready);
+    REQUIRE(tarpit.wait_for(5s) == std::future_status::ready);
     auto r = tarpit.get();
-    // Its own budget (to the millisecond the clocks round to), no more.
-    CHECK(r.elapsed >= 990ms);
-    CHECK(r.elapsed < 1500ms);
+    // Its own budget (to the millisecond the clocks round to), not a
+    // command time-out or the request's 10 s margin; the upper bound leaves
+    // a loaded machine 1.5 s to run the timer.
+    CHECK(r.elapsed >= 1990ms);
+    CHECK(r.elapsed < 3500ms);
     CHECK(r.addresses[0].timed_out);
     CHECK_FALSE(r.addresses[0].answered);
     CHECK(decide("a@tarpit.test", r.addresses[0]).reason == "timeout");
@@ -672,8 +674,8 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     auto implicit = std::make_shared<core::dns::mail_route>();
     implicit->kind = core::dns::route_kind::implicit_mx;
     implicit->addresses = {"127.0.0.1", "::1"};
-    auto imp = fx.start_probe("local.test", {"a@local.test"}, implicit, 1000ms)
-                   .get();
+    auto imp =
+        fx.start_probe("local.test", {"a@local.test"}, implicit, 1000ms).get();
     CHECK(imp.addresses[0].unroutable);
     CHECK(fx.p->counters().blocked == 4);
     CHECK(peer.connections() == 0);
