@@ -1,27 +1,15 @@
 #include "tests/cluster/cluster.hpp"
 
-#include <atomic>
 #include <cstdlib>
-#include <libpq-fe.h>
 #include <thread>
-#include <unistd.h>
 
 namespace mailassay::testing {
 
 namespace {
 
-std::atomic<int> counter{0};
-
 bool skip(const char* var) {
   const char* v = std::getenv(var);
   return v && std::string{v} == "1";
-}
-
-void pg_exec(const std::string& url, const std::string& sql) {
-  PGconn* c = PQconnectdb(url.c_str());
-  if (PQstatus(c) == CONNECTION_OK)
-    PQclear(PQexec(c, sql.c_str()));
-  PQfinish(c);
 }
 
 } // namespace
@@ -45,18 +33,12 @@ cluster::cluster(cluster_options opts) {
     }
     redis = shared_redis_url();
   }
-  auto n = std::to_string(::getpid()) + "_" + std::to_string(++counter);
-  schema_ = "mailassay_c" + n;
-  std::string base = pg;
-  db_url_ = base + (base.find('?') == std::string::npos ? "?" : "&") +
-            "schema=" + schema_;
-  // Unique across runs too: keys of an earlier run may not have expired.
-  prefix_ = "mailassay-test:" + n + "_" +
-            std::to_string(
-                std::chrono::system_clock::now().time_since_epoch().count()) +
-            ":";
+  schema_ = std::make_unique<pg_schema>(pg, "mailassay_c");
+  // Unique across runs too (the schema's name says so): keys of an earlier
+  // run may not have expired.
+  prefix_ = "mailassay-test:" + schema_->name() + ":";
   auto env = opts.env;
-  env.emplace("MAILASSAY_DATABASE_URL", db_url_);
+  env.emplace("MAILASSAY_DATABASE_URL", schema_->url());
   if (redis != "none") {
     env.emplace("MAILASSAY_REDIS_URL", redis);
     env.emplace("MAILASSAY_REDIS_PREFIX", prefix_);
@@ -66,10 +48,8 @@ cluster::cluster(cluster_options opts) {
 }
 
 cluster::~cluster() {
-  nodes_.clear();
-  if (!schema_.empty())
-    pg_exec(std::getenv("MAILASSAY_TEST_PG_URL"),
-            "DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
+  nodes_.clear(); // before their schema goes
+  schema_.reset();
 }
 
 bool eventually(const std::function<bool()>& ok,

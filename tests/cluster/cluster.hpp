@@ -4,6 +4,7 @@
 // Redis key prefix), as docs/deployment.md runs them.
 
 #include "tests/http/fixtures.hpp"
+#include "tests/support/pg_schema.hpp"
 #include "tests/support/redis_process.hpp"
 
 #include <doctest/doctest.h>
@@ -46,14 +47,13 @@ public:
   /// The number of nodes.
   int size() const { return static_cast<int>(nodes_.size()); }
   /// The database URL every node uses.
-  const std::string& database_url() const { return db_url_; }
+  const std::string& database_url() const { return schema_->url(); }
   /// The Redis key prefix every node uses.
   const std::string& redis_prefix() const { return prefix_; }
 
 private:
   bool skipped_ = false;
-  std::string schema_;
-  std::string db_url_;
+  std::unique_ptr<pg_schema> schema_;
   std::string prefix_;
   std::vector<std::unique_ptr<server_process>> nodes_;
 };

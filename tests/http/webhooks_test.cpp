@@ -4,6 +4,7 @@
 #include "tests/http/fixtures.hpp"
 #include "tests/peers/dns_peer.hpp"
 #include "tests/peers/http_peer.hpp"
+#include "tests/support/pg_schema.hpp"
 
 #include <doctest/doctest.h>
 
@@ -34,11 +35,25 @@ std::string source_dir() {
   return std::getenv("MAILASSAY_SOURCE_DIR");
 }
 
-// The database of a server that must survive a restart.
-std::string durable_db_url(const std::string& dir) {
-  if (auto* url = std::getenv("MAILASSAY_TEST_HTTP_DB_URL"))
-    return url;
-  return "sqlite://" + dir + "/webhooks.db";
+// On PostgreSQL, each test's servers get a schema of their own (set in
+// `env` unless it names a database): the deliveries a test leaves pending,
+// to a receiver that is gone or a name only its DNS peer knew, are never
+// retried by the servers of later tests or runs.
+std::unique_ptr<pg_schema> own_schema(std::map<std::string, std::string>& env) {
+  auto* url = std::getenv("MAILASSAY_TEST_HTTP_DB_URL");
+  if (url == nullptr || env.count("MAILASSAY_DATABASE_URL"))
+    return nullptr;
+  auto schema = std::make_unique<pg_schema>(url, "mailassay_wh");
+  env["MAILASSAY_DATABASE_URL"] = schema->url();
+  return schema;
+}
+
+// A database that survives a restart of the test's server: a file in `dir`
+// on SQLite; on PostgreSQL the test's own schema already does.
+std::map<std::string, std::string> durable_db(const std::string& dir) {
+  if (std::getenv("MAILASSAY_TEST_HTTP_DB_URL"))
+    return {};
+  return {{"MAILASSAY_DATABASE_URL", "sqlite://" + dir + "/webhooks.db"}};
 }
 
 // Polls `done` every 50 ms until it holds or `limit` passes.
@@ -93,6 +108,7 @@ bool signed_with(const http_peer_request& r, const std::string& secret) {
 }
 
 struct hook_env {
+  std::unique_ptr<pg_schema> schema; // outlives the server
   http_peer peer;
   std::map<std::string, std::string> env;
   std::unique_ptr<server_process> srv;
@@ -114,6 +130,7 @@ struct hook_env {
            {"MAILASSAY_RISK_DATA_DIR", source_dir() + "/data/risk"}};
     for (auto& [k, v] : extra)
       env[k] = v;
+    schema = own_schema(env);
     start();
     jwt = a->signup("W", unique_email("w"))["accessToken"].get<std::string>();
   }
@@ -435,8 +452,9 @@ TEST_SUITE("api.webhooks") {
   TEST_CASE("killed with kill -9 while a delivery waits for its retry: "
             "delivered after the restart, exactly one success recorded") {
     auto dir = temp_dir("webhooks-crash");
-    hook_env h{{{"MAILASSAY_DATABASE_URL", durable_db_url(dir)},
-                {"MAILASSAY_WEBHOOKS_RETRY_FIRST_MS", "4000"}}};
+    auto extra = durable_db(dir);
+    extra["MAILASSAY_WEBHOOKS_RETRY_FIRST_MS"] = "4000";
+    hook_env h{extra};
     auto w = h.create();
     auto id = w["id"].get<std::string>();
     h.peer.script({{503}});
@@ -630,6 +648,7 @@ TEST_SUITE("api.webhooks") {
         {"MAILASSAY_DNS_SERVERS", dns.server()},
         {"MAILASSAY_DNS_TIMEOUT_MS", "1000"},
         {"MAILASSAY_DNS_TRIES", "1"}};
+    auto schema = own_schema(base);
     {
       server_process srv{base};
       api a{srv};

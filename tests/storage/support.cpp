@@ -67,9 +67,8 @@ test_db::test_db(dialect kind, bool open_now) {
            "`export MAILASSAY_TEST_PG_URL=$(scripts/lib/test-postgres.sh "
            "| tail -n1)` or set MAILASSAY_TEST_SKIP_PG=1 to skip PostgreSQL");
     }
-    schema_ = "mailassay_t" + unique_suffix();
-    url_ = base + (base.find('?') == std::string::npos ? "?" : "&") +
-           "schema=" + schema_;
+    schema_ = std::make_unique<mailassay::testing::pg_schema>(base);
+    url_ = schema_->url();
   }
   if (!open_now)
     return;
@@ -88,13 +87,7 @@ test_db::~test_db() {
     // Only succeeds once the last database of this process is gone.
     std::filesystem::remove(std::filesystem::path{path_}.parent_path(), ec);
   }
-  if (!schema_.empty()) {
-    try {
-      pg_execute("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
-    } catch (...) {
-      // A leftover schema only costs disk space.
-    }
-  }
+  schema_.reset(); // after the store: drops the schema
 }
 
 long long test_db::query_int(const std::string& sql) const {

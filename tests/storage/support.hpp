@@ -2,6 +2,7 @@
 
 #include "storage/store.hpp"
 #include "storage/url.hpp"
+#include "tests/support/pg_schema.hpp"
 
 #include <doctest/doctest.h>
 
@@ -53,8 +54,8 @@ public:
 private:
   bool skipped_ = false;
   std::string url_;
-  std::string path_;   // SQLite file
-  std::string schema_; // PostgreSQL schema
+  std::string path_;                                      // SQLite file
+  std::unique_ptr<mailassay::testing::pg_schema> schema_; // PostgreSQL
   std::unique_ptr<store> store_;
 };
 
