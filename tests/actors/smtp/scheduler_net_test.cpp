@@ -477,7 +477,8 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     CHECK(v.state == core::validation::status::unknown);
     CHECK(v.reason == "smtp_error"); // as when the retries run out
     CHECK(r.addresses[1].rcpt.verdict == rcpt_verdict::accepted);
-    CHECK(r.elapsed < 1000ms); // no retry delay spent
+    // No retry: one attempt, no re-check scheduled (the counters say so; a
+    // clock would only say how busy the machine was).
     CHECK(fx.p->counters().greylist_rechecks == 0);
     CHECK(peer.sessions() == 1);
     // The same address with retries on waits and gets the mailbox's answer.

@@ -214,10 +214,13 @@ TEST_SUITE("net.smtp.client") {
     drip_o.drip_delay = 2ms;
     smtp_peer drip(drip_o);
     auto client = make_client();
+    // Each step waits up to 3 s, 15 times the slow server's delay and about
+    // five times what the dripping greeting takes: room for a busy machine,
+    // which once timed out against a 1 s step.
     for (auto* peer : {&slow, &drip}) {
-      auto r =
-          run(*client, call_to(peer->address(), peer->port(),
-                               make_session({"alice@d.test"}), 1000ms, 5000ms));
+      auto r = run(*client,
+                   call_to(peer->address(), peer->port(),
+                           make_session({"alice@d.test"}), 3000ms, 15000ms));
       CHECK(r.report.result.failure == session_failure::none);
       CHECK(r.report.result.addresses[0].rcpt.verdict ==
             rcpt_verdict::accepted);
