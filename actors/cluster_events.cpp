@@ -2,6 +2,9 @@
 
 #include "actors/log.hpp"
 
+#include <algorithm>
+#include <vector>
+
 namespace mailassay::actors {
 
 std::uint64_t change_echo::mark() const {
@@ -10,28 +13,44 @@ std::uint64_t change_echo::mark() const {
 }
 
 bool change_echo::await(const std::string& payload, std::uint64_t since,
+                        std::int64_t processes,
                         std::chrono::milliseconds limit) const {
   std::unique_lock lock{mtx_};
-  auto heard = [&] {
-    for (auto i = recent_.rbegin(); i != recent_.rend() && i->first > since;
-         ++i)
-      if (i->second == payload)
-        return true;
-    return false;
+  auto done = [&] {
+    bool heard = false;
+    std::vector<std::string_view> nodes;
+    for (auto i = recent_.rbegin(); i != recent_.rend() && i->seq > since;
+         ++i) {
+      if (i->payload != payload)
+        continue;
+      if (i->node.empty())
+        heard = true;
+      else if (std::find(nodes.begin(), nodes.end(), i->node) == nodes.end())
+        nodes.push_back(i->node);
+    }
+    return heard && static_cast<std::int64_t>(nodes.size()) >= processes;
   };
-  return cv_.wait_for(lock, limit, [&] { return !listening_ || heard(); }) &&
-         heard();
+  return cv_.wait_for(lock, limit, [&] { return !listening_ || done(); }) &&
+         done();
 }
 
-void change_echo::heard(std::string_view payload) {
+void change_echo::remember(std::string_view node, std::string_view payload) {
   {
     std::lock_guard guard{mtx_};
-    recent_.emplace_back(++seq_, std::string{payload});
-    // Waits last milliseconds; a few hundred payloads cover any burst.
-    while (recent_.size() > 512)
+    recent_.push_back(seen{++seq_, std::string{node}, std::string{payload}});
+    // Waits last milliseconds; a few hundred entries cover any burst.
+    while (recent_.size() > 1024)
       recent_.pop_front();
   }
   cv_.notify_all();
+}
+
+void change_echo::heard(std::string_view payload) {
+  remember({}, payload);
+}
+
+void change_echo::acked(std::string_view node, std::string_view payload) {
+  remember(node, payload);
 }
 
 void change_echo::set_listening(bool on) {
@@ -81,20 +100,50 @@ void apply_resubscribed(const cluster_event_sinks& sinks,
   counters.flushes.fetch_add(1, std::memory_order_relaxed);
 }
 
+namespace {
+
+// The listener, for the payload callback that acknowledges on it (the
+// callback exists before the listener does).
+struct listener_slot {
+  std::mutex mtx;
+  std::weak_ptr<net::pg_listener> listener;
+  std::shared_ptr<net::pg_listener> get() {
+    std::lock_guard guard{mtx};
+    return listener.lock();
+  }
+};
+
+} // namespace
+
 cluster_events::cluster_events(asio::io_context& ioctx, std::string conninfo,
-                               std::string channel, cluster_event_sinks sinks)
+                               std::string channel, std::string node,
+                               cluster_event_sinks sinks)
     : counters_(std::make_shared<cluster_event_counters>()), echo_(sinks.echo) {
   net::pg_listener_options opts;
   opts.conninfo = std::move(conninfo);
   opts.channel = std::move(channel);
   auto shared_sinks = std::make_shared<cluster_event_sinks>(std::move(sinks));
   auto counters = counters_;
+  auto slot = std::make_shared<listener_slot>();
   listener_ = net::pg_listener::start(
       ioctx, std::move(opts),
-      [shared_sinks, counters](std::string_view payload) {
+      [shared_sinks, counters, slot,
+       node = std::move(node)](std::string_view payload) {
+        if (auto ack = storage::decode_ack(payload)) {
+          counters->acks_heard.fetch_add(1, std::memory_order_relaxed);
+          if (shared_sinks->echo)
+            shared_sinks->echo->acked(ack->node, ack->payload);
+          return;
+        }
         apply_change(payload, *shared_sinks, *counters);
-        // After the change is applied: a waiting writer answers only once
-        // this process is up to date too.
+        // After the change is applied: the writer answers only once every
+        // process is up to date (this one included).
+        auto c = storage::decode_change(payload);
+        if (c && c->kind == storage::change_kind::api_key)
+          if (auto l = slot->get()) {
+            l->notify(storage::encode_ack({node, std::string{payload}}));
+            counters->acks_sent.fetch_add(1, std::memory_order_relaxed);
+          }
         if (shared_sinks->echo)
           shared_sinks->echo->heard(payload);
       },
@@ -113,6 +162,8 @@ cluster_events::cluster_events(asio::io_context& ioctx, std::string conninfo,
           shared_sinks->echo->set_listening(false);
         log_event(log_level::warn, "cluster_listener_down", {{"error", why}});
       });
+  std::lock_guard guard{slot->mtx};
+  slot->listener = listener_;
 }
 
 cluster_events::~cluster_events() {

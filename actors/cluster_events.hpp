@@ -43,38 +43,54 @@ struct cluster_event_counters {
   std::atomic<std::int64_t> signing_keys{0}; ///< Rotations heard.
   std::atomic<std::int64_t> flushes{0};      ///< Whole-cache flushes.
   std::atomic<std::int64_t> unknown{0};      ///< Payloads not understood.
+  std::atomic<std::int64_t> acks_sent{0};    ///< Acknowledgements sent.
+  std::atomic<std::int64_t> acks_heard{0};   ///< Acknowledgements heard
+                                             ///< (own ones included).
 };
 
-/// Lets the process that made a change wait until it heard its own
-/// notification back: PostgreSQL delivers a notification to every
-/// listening connection at once, so by then the other processes have been
-/// told too, and an answer sent after it (the revoke's 200) reaches the
-/// client after they were. A bounded wait on a storage worker, only while
-/// LISTEN is in place; nothing on SQLite.
+/// Lets the process that made a change wait until every process listening
+/// applied it. Each process acknowledges the API-key changes it applied
+/// (a notification of its own, storage::encode_ack, sent on its LISTEN
+/// connection right after it dropped the cache entry); the writer counts
+/// the processes listening (store::listening_processes) and waits for that
+/// many acknowledgements, its own included. Its answer (the revoke's 200)
+/// thus reaches the client only after every process forgot the key, so
+/// the client's next request is refused wherever it lands. A bounded wait
+/// on a storage worker, only while LISTEN is in place; nothing on SQLite.
 class change_echo {
 public:
-  /// Marks the point after which a notification counts as an echo; take it
-  /// before the change is committed.
+  /// Marks the point after which a notification or acknowledgement counts;
+  /// take it before the change is committed.
   std::uint64_t mark() const;
 
-  /// Waits until `payload` was heard after `since`, at most `limit`;
-  /// returns at once (false) when not listening. Returns whether heard.
+  /// Waits at most `limit` until `payload` was heard after `since` and
+  /// acknowledged by `processes` distinct processes (0: heard is enough);
+  /// returns at once (false) when not listening. Returns whether it was.
   bool await(const std::string& payload, std::uint64_t since,
-             std::chrono::milliseconds limit) const;
+             std::int64_t processes, std::chrono::milliseconds limit) const;
 
   /// The listener heard `payload`.
   void heard(std::string_view payload);
+
+  /// Process `node` acknowledged `payload`.
+  void acked(std::string_view node, std::string_view payload);
 
   /// Whether LISTEN is in place (no echo comes otherwise).
   void set_listening(bool on);
 
 private:
+  struct seen {
+    std::uint64_t seq;
+    std::string node; // "" for the payload itself
+    std::string payload;
+  };
+  void remember(std::string_view node, std::string_view payload);
   mutable std::mutex mtx_;
   mutable std::condition_variable cv_;
   bool listening_ = false;
-  std::uint64_t seq_ = 0; // payloads heard so far
-  // The last payloads heard, with their sequence numbers, oldest first.
-  std::deque<std::pair<std::uint64_t, std::string>> recent_;
+  std::uint64_t seq_ = 0; // payloads and acknowledgements heard so far
+  // The last ones heard, oldest first.
+  std::deque<seen> recent_;
 };
 
 /// Where the changes go.
@@ -99,10 +115,13 @@ void apply_resubscribed(const cluster_event_sinks& sinks,
 /// The listener and its sinks, for `serve` on PostgreSQL.
 class cluster_events {
 public:
-  /// Starts listening on `channel` over a connection of `conninfo`, on
-  /// `ioctx` (a loop thread of its own).
+  /// Starts listening on `channel` over a connection of `conninfo` (named
+  /// storage::listener_application_name, so it is counted), on `ioctx` (a
+  /// loop thread of its own); API-key changes are acknowledged as `node`
+  /// (unique per process).
   cluster_events(asio::io_context& ioctx, std::string conninfo,
-                 std::string channel, cluster_event_sinks sinks);
+                 std::string channel, std::string node,
+                 cluster_event_sinks sinks);
 
   /// Stops the listener (see `stop`).
   ~cluster_events();

@@ -5,6 +5,7 @@
 #include "actors/key_cache.hpp"
 #include "actors/log.hpp"
 #include "actors/shared_catch_all.hpp"
+#include "actors/shared_host_slots.hpp"
 #include "actors/shared_limiter.hpp"
 #include "actors/smtp/scheduler.hpp"
 #include "actors/storage_pool.hpp"
@@ -21,6 +22,7 @@
 #include "net/redis_client.hpp"
 #include "net/redis_subscriber.hpp"
 #include "security/password.hpp"
+#include "security/random.hpp"
 #include "storage/url.hpp"
 
 #include <caf/all.hpp>
@@ -132,6 +134,16 @@ void add_cluster_gauges(http::metrics& stats,
       "mailassay_cluster_key_cache_flushes",
       "Whole key-cache flushes because LISTEN was (re)established.",
       [e] { return static_cast<double>(e->counters().flushes.load()); });
+  stats.add_gauge(
+      "mailassay_cluster_key_change_acks{way=\"sent\"}",
+      "Acknowledgements of API-key changes this process applied (sent), and "
+      "acknowledgements heard from every process (own ones included).",
+      [e] { return static_cast<double>(e->counters().acks_sent.load()); });
+  stats.add_gauge(
+      "mailassay_cluster_key_change_acks{way=\"heard\"}",
+      "Acknowledgements of API-key changes this process applied (sent), and "
+      "acknowledgements heard from every process (own ones included).",
+      [e] { return static_cast<double>(e->counters().acks_heard.load()); });
 }
 
 void add_redis_gauges(http::metrics& stats, const net::redis_client& redis,
@@ -162,11 +174,14 @@ void add_redis_gauges(http::metrics& stats, const net::redis_client& redis,
 }
 
 // The LISTEN connection's libpq string: the store's, with TCP keepalives
-// so a silently vanished server is noticed (about 25 s) and reconnected.
+// so a silently vanished server is noticed (about 25 s) and reconnected,
+// and a name of its own (the later keyword wins) by which the writers of
+// key changes count the processes listening.
 std::string listener_conninfo(const storage::database_url& u) {
   return storage::postgres_conninfo(u) +
          " keepalives=1 keepalives_idle=10 keepalives_interval=5"
-         " keepalives_count=3";
+         " keepalives_count=3 application_name='" +
+         storage::listener_application_name(u) + "'";
 }
 
 void add_dns_gauges(http::metrics& stats,
@@ -321,7 +336,8 @@ void add_smtp_gauges(http::metrics& stats,
 std::unique_ptr<actors::smtp::scheduler>
 smtp_scheduler_or_exit(const config::settings& cfg, caf::actor_system& sys,
                        actors::validation::validator& v,
-                       std::unique_ptr<core::smtp::catch_all_store> catch_all) {
+                       std::unique_ptr<core::smtp::catch_all_store> catch_all,
+                       std::unique_ptr<core::smtp::host_slots> slots) {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0)
     host[0] = '\0';
@@ -330,8 +346,9 @@ smtp_scheduler_or_exit(const config::settings& cfg, caf::actor_system& sys,
   sc.is_free_mail = [lists](std::string_view domain) {
     return lists->free_providers.contains(domain);
   };
-  auto made = actors::smtp::scheduler::create(
-      sys, std::move(sc), v.shared_resolver(), std::move(catch_all));
+  auto made =
+      actors::smtp::scheduler::create(sys, std::move(sc), v.shared_resolver(),
+                                      std::move(catch_all), std::move(slots));
   if (!made) {
     if (cfg.smtp.helo.empty() && cfg.smtp.mail_from.empty()) {
       actors::log_event(actors::log_level::warn, "smtp_disabled",
@@ -475,6 +492,8 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   std::shared_ptr<net::redis_subscriber> redis_sub;
   std::unique_ptr<actors::shared_catch_all> catch_all;
   std::shared_ptr<const actors::shared_catch_all_counters> catch_all_counters;
+  std::unique_ptr<actors::shared_host_slots> host_slots;
+  std::shared_ptr<const actors::shared_host_slots_counters> slots_counters;
   if (redis_at) {
     net::redis_options ro;
     ro.endpoint = *redis_at;
@@ -500,6 +519,14 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
     redis_sub = net::redis_subscriber::start(cluster_io.context(), *redis_at,
                                              catch_all->channel(),
                                              catch_all->on_message());
+    // Per-MX-host sessions and connection rate across the deployment.
+    host_slots = std::make_unique<actors::shared_host_slots>(
+        cluster_io.context(), redis, cfg.redis.prefix,
+        core::smtp::host_limits_config{
+            static_cast<std::size_t>(
+                std::max(0, cfg.smtp.max_sessions_per_host)),
+            cfg.smtp.connections_per_second_per_host});
+    slots_counters = host_slots->counters();
   }
   auto validator = validator_or_exit(cfg);
   actors::key_cache keys{100000, cfg.auth.key_cache_seconds};
@@ -509,8 +536,8 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   caf_cfg.set("scheduler.policy", caf::atom("sharing"));
   caf::actor_system sys{caf_cfg};
   actors::storage_pool pool{sys, cfg, keys, jwt};
-  auto scheduler =
-      smtp_scheduler_or_exit(cfg, sys, *validator, std::move(catch_all));
+  auto scheduler = smtp_scheduler_or_exit(
+      cfg, sys, *validator, std::move(catch_all), std::move(host_slots));
   // The credit ledger writes through the storage workers: the database's
   // conditional update keeps every balance at or above zero, also across
   // processes.
@@ -578,7 +605,8 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
       };
     events = std::make_unique<actors::cluster_events>(
         cluster_io.context(), listener_conninfo(*url),
-        storage::notify_channel(*url), std::move(sinks));
+        storage::notify_channel(*url), security::random_base62(16),
+        std::move(sinks));
     add_cluster_gauges(stats, *events);
   }
   // Webhook deliveries: their own storage lane and HTTP thread, so a slow
@@ -619,6 +647,21 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
                     [c] { return static_cast<double>(c->published.load()); });
     stats.add_gauge("mailassay_smtp_catch_all_shared{way=\"heard\"}", help,
                     [c] { return static_cast<double>(c->heard.load()); });
+  }
+  if (scheduler && slots_counters) {
+    const char* help = "SMTP sessions admitted under the per-MX-host limits "
+                       "shared through Redis (redis), or by this process "
+                       "alone while Redis was away (local_fallback).";
+    auto c = slots_counters;
+    stats.add_gauge("mailassay_smtp_host_slots_shared{decided_by=\"redis\"}",
+                    help, [c] { return static_cast<double>(c->redis.load()); });
+    stats.add_gauge(
+        "mailassay_smtp_host_slots_shared{decided_by=\"local_fallback\"}", help,
+        [c] { return static_cast<double>(c->fallback.load()); });
+    stats.add_gauge("mailassay_smtp_host_slots_shared_waits",
+                    "Times Redis answered that an MX host had no free slot "
+                    "or connection token (asked again later).",
+                    [c] { return static_cast<double>(c->refused.load()); });
   }
   add_limiter_gauges(stats, limiter.gauges());
   if (redis)

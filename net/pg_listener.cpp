@@ -5,6 +5,7 @@
 #include <asio/steady_timer.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <future>
 #include <libpq-fe.h>
 #include <sys/socket.h>
@@ -45,6 +46,12 @@ struct pg_listener::impl {
   // Bumped whenever the socket is re-attached or closed: a wait started
   // before belongs to a connection that is gone.
   std::uint64_t epoch = 0;
+  // Payloads to send (`notify`), oldest first; one pg_notify in flight.
+  std::deque<std::string> outbox;
+  // A command (LISTEN, pg_notify) was sent and its results are not all
+  // read: libpq takes no other until then.
+  bool busy = false;
+  bool flushing = false; // a write wait for the outgoing query is armed
 
   // Runs `f()` when the socket is ready for `what`, unless the connection
   // changed or the listener stopped meanwhile.
@@ -74,6 +81,8 @@ struct pg_listener::impl {
 
   void close() {
     ++epoch;
+    outbox.clear();
+    busy = flushing = false;
     deadline.cancel();
     if (sd.is_open())
       sd.release();
@@ -126,6 +135,7 @@ struct pg_listener::impl {
     std::string query = "LISTEN \"" + opts.channel + "\"";
     if (!PQsendQuery(conn, query.c_str()))
       return fail(PQerrorMessage(conn));
+    busy = true;
     flush();
   }
 
@@ -143,12 +153,15 @@ struct pg_listener::impl {
       return fail(PQerrorMessage(conn));
     while (!PQisBusy(conn)) {
       PGresult* r = PQgetResult(conn);
-      if (!r)
+      if (!r) { // the command's results are all in
+        busy = false;
         break;
+      }
       auto st = PQresultStatus(r);
-      std::string why = st == PGRES_COMMAND_OK ? "" : PQresultErrorMessage(r);
+      bool ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+      std::string why = ok ? "" : PQresultErrorMessage(r);
       PQclear(r);
-      if (st != PGRES_COMMAND_OK)
+      if (!ok)
         return fail(why);
       if (ph == phase::subscribing)
         listening();
@@ -165,6 +178,39 @@ struct pg_listener::impl {
         return;
     }
     wait(wait_type::wait_read, [this] { readable(); });
+    send_next();
+  }
+
+  // Sends the oldest queued payload when LISTEN is in place and nothing
+  // is in flight; its result is read by `readable`, whose read wait is
+  // armed all along.
+  void send_next() {
+    if (ph != phase::listening || busy || outbox.empty() || !conn)
+      return;
+    const char* params[] = {opts.channel.c_str(), outbox.front().c_str()};
+    if (!PQsendQueryParams(conn, "SELECT pg_notify($1, $2)", 2, nullptr, params,
+                           nullptr, nullptr, 0))
+      return fail(PQerrorMessage(conn));
+    outbox.pop_front();
+    busy = true;
+    counters->sent.fetch_add(1, std::memory_order_relaxed);
+    push();
+  }
+
+  // Writes what libpq buffered; waits for the socket while it is full.
+  void push() {
+    if (flushing)
+      return;
+    auto r = PQflush(conn);
+    if (r < 0)
+      return fail(PQerrorMessage(conn));
+    if (r == 1) {
+      flushing = true;
+      wait(wait_type::wait_write, [this] {
+        flushing = false;
+        push();
+      });
+    }
   }
 
   void listening() {
@@ -249,6 +295,17 @@ void pg_listener::stop() {
   });
   // A loop that is not running never answers; the destructor cleans up.
   result.wait_for(std::chrono::seconds(5));
+}
+
+void pg_listener::notify(std::string payload) {
+  asio::post(impl_->io, [self = shared_from_this(),
+                         payload = std::move(payload)]() mutable {
+    auto& p = *self->impl_;
+    if (p.ph == impl::phase::stopped)
+      return;
+    p.outbox.push_back(std::move(payload));
+    p.send_next();
+  });
 }
 
 void pg_listener::drop_connection() {

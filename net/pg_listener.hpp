@@ -16,6 +16,10 @@
 // Each time LISTEN is in place (first time and after every reconnect)
 // `on_listening` runs: whatever was sent while the connection was down is
 // lost, and the owner must assume anything may have changed meanwhile.
+//
+// The same connection also sends (`notify`): the acknowledgements of
+// actors/cluster_events go out on it, one pg_notify at a time, without a
+// storage worker.
 
 #include <asio/io_context.hpp>
 
@@ -49,6 +53,7 @@ struct pg_listener_counters {
   std::atomic<std::int64_t> notifications{0}; ///< Payloads delivered.
   std::atomic<std::int64_t> listens{0};  ///< Times LISTEN was put in place.
   std::atomic<std::int64_t> failures{0}; ///< Connections lost or refused.
+  std::atomic<std::int64_t> sent{0};     ///< Payloads sent (`notify`).
 };
 
 /// The listener; every callback runs on the loop's thread and must not
@@ -75,6 +80,11 @@ public:
   /// called from another thread than the loop's (the loop must be
   /// running). Callbacks do not run afterwards.
   void stop();
+
+  /// Sends `payload` on the channel (pg_notify) from this connection once
+  /// LISTEN is in place, after the ones queued before; thread-safe. Lost
+  /// (not retried) when the connection is lost before it went out.
+  void notify(std::string payload);
 
   /// Drops the connection as if the server had (tests: reconnection).
   void drop_connection();

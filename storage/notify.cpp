@@ -40,6 +40,30 @@ std::optional<change> decode_change(std::string_view payload) {
   return c;
 }
 
+std::string encode_ack(const change_ack& a) {
+  return "a:" + a.node + ":" + a.payload;
+}
+
+std::optional<change_ack> decode_ack(std::string_view payload) {
+  if (!payload.starts_with("a:"))
+    return std::nullopt;
+  payload.remove_prefix(2);
+  auto colon = payload.find(':');
+  if (colon == 0 || colon == std::string_view::npos)
+    return std::nullopt;
+  return change_ack{std::string{payload.substr(0, colon)},
+                    std::string{payload.substr(colon + 1)}};
+}
+
+std::string listener_application_name(const database_url& u) {
+  std::string name = "mailassay-listen";
+  if (!u.schema.empty())
+    name += ":" + u.schema;
+  // PostgreSQL truncates longer names (NAMEDATALEN - 1): the count compares
+  // the same truncation.
+  return name.substr(0, 63);
+}
+
 std::string notify_channel(const database_url& u) {
   // Schema names are [a-z0-9_] (url.cpp), so the channel needs no quoting.
   return u.schema.empty() ? "mailassay_events" : "mailassay_events_" + u.schema;

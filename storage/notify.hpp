@@ -36,6 +36,26 @@ std::string encode_change(const change& c);
 /// (a newer process may send more kinds).
 std::optional<change> decode_change(std::string_view payload);
 
+/// One process's acknowledgement that it applied a change (so the process
+/// that made it may answer: actors/cluster_events.hpp).
+struct change_ack {
+  std::string node;    ///< The acknowledging process (random id).
+  std::string payload; ///< The change's payload, as received.
+};
+
+/// Returns the payload of `a`: "a:", the node id, ':' and the change's
+/// payload. Node ids hold no ':'.
+std::string encode_ack(const change_ack& a);
+
+/// Reads an acknowledgement; nullopt when `payload` is not one.
+std::optional<change_ack> decode_ack(std::string_view payload);
+
+/// Returns the `application_name` of the LISTEN connections of the
+/// database `u` points at ("mailassay-listen", ':' and the schema, at most
+/// 63 characters as PostgreSQL keeps them), so the processes listening can
+/// be counted (`store::listening_processes`).
+std::string listener_application_name(const database_url& u);
+
 /// Returns the channel of the database `u` points at: one per schema, so
 /// deployments (or test runs) sharing a database in separate schemas do
 /// not hear each other.

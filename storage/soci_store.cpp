@@ -125,6 +125,20 @@ expected<std::int64_t> soci_store::database_now() {
   return run<std::int64_t>(true, [&] { return db_clock(); });
 }
 
+expected<std::int64_t> soci_store::listening_processes() {
+  if (url_.kind != dialect::postgresql)
+    return std::int64_t{0};
+  return run<std::int64_t>(true, [&] {
+    // Sessions of the same role see each other's application_name.
+    long long n = 0;
+    auto name = listener_application_name(url_);
+    sql_ << "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+            "current_database() AND application_name = :n",
+        soci::use(name), soci::into(n);
+    return static_cast<std::int64_t>(n);
+  });
+}
+
 std::int64_t soci_store::db_clock() {
   long long now = 0;
   if (url_.kind == dialect::sqlite)

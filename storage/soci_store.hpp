@@ -36,6 +36,7 @@ public:
   std::string backend_name() const override;
   expected<unit> ping() override;
   expected<std::int64_t> database_now() override;
+  expected<std::int64_t> listening_processes() override;
 
   expected<std::vector<acc::signing_key>>
   ensure_signing_key(const acc::signing_key& candidate) override;

@@ -117,6 +117,12 @@ public:
   /// Returns the database server's clock, Unix seconds.
   virtual expected<std::int64_t> database_now() = 0;
 
+  /// Returns how many processes LISTEN for changes of this database now
+  /// (connections named `listener_application_name`, storage/notify.hpp);
+  /// 0 on SQLite. The process that made a change waits for that many
+  /// acknowledgements (actors/cluster_events.hpp).
+  virtual expected<std::int64_t> listening_processes() = 0;
+
   // -- access-token signing keys (docs/deployment.md) -----------------------
 
   /// Makes `candidate` the signing key unless the database holds one (two

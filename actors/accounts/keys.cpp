@@ -18,16 +18,21 @@ std::uint64_t echo_mark(const account_env& env) {
 }
 
 // After a key change committed: this process forgets the key at once, and
-// answers only once it heard its own notification back (at most a moment),
-// so every other process sharing the database has been told before the
-// client can try the key there (actors/cluster_events.hpp).
+// answers only once every process listening acknowledged it (at most a
+// second: a process that hangs must not hold key changes for long), so no
+// process still holds the old key when the client tries it there
+// (actors/cluster_events.hpp).
 void settle_key_change(account_env& env, const std::string& key_hash,
                        std::uint64_t mark) {
   env.keys.erase(key_hash);
-  if (env.echo)
-    env.echo->await(
-        storage::encode_change({storage::change_kind::api_key, key_hash}), mark,
-        std::chrono::milliseconds(250));
+  if (!env.echo)
+    return;
+  // Unknown (the query failed): the own echo only, as before.
+  auto listening = env.db.listening_processes();
+  std::int64_t processes = listening ? *listening : 0;
+  env.echo->await(
+      storage::encode_change({storage::change_kind::api_key, key_hash}), mark,
+      processes, std::chrono::milliseconds(1000));
 }
 
 expected<unit> check_manager(const principal& who, const char* what) {

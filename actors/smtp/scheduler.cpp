@@ -218,6 +218,21 @@ void evict_lingering(self_ptr self, const std::string& host) {
   }
 }
 
+// A host refused a session: ask again when it says (the connection rate,
+// or a shared store polling a full host), after a `close` of this process,
+// or when a shared store's answer is in (`pending`: its wake-up sends
+// host_wake). A full host takes a lingering idle session's slot.
+void refused(self_ptr self, const std::string& host,
+             const core::smtp::admission& a, millis now) {
+  if (a.pending)
+    return;
+  if (a.retry_at)
+    self->delayed_send(self, std::max(millis{0}, *a.retry_at - now),
+                       host_wake{host});
+  if (!a.retry_at || a.full)
+    evict_lingering(self, host);
+}
+
 void enqueue(self_ptr self, const std::string& key, route_state& rt,
              const std::string& host) {
   if (rt.queued)
@@ -241,11 +256,7 @@ void open_sessions(self_ptr self, const std::string& key, route_state& rt,
     auto a = st.parts.slots->try_open(host, now);
     if (!a.granted) {
       enqueue(self, key, rt, host);
-      if (a.retry_at)
-        self->delayed_send(self, std::max(millis{0}, *a.retry_at - now),
-                           host_wake{host});
-      else
-        evict_lingering(self, host);
+      refused(self, host, a, now);
       return;
     }
     start_session(self, key, rt, *wish, now);
@@ -279,11 +290,7 @@ void pump(self_ptr self, const std::string& host) {
     }
     auto a = st.parts.slots->try_open(host, now);
     if (!a.granted) {
-      if (a.retry_at)
-        self->delayed_send(self, std::max(millis{0}, *a.retry_at - now),
-                           host_wake{host});
-      else
-        evict_lingering(self, host);
+      refused(self, host, a, now);
       return;
     }
     q->second.pop_front();
@@ -519,6 +526,14 @@ scheduler_fn(self_ptr self, scheduler_config config,
     st.results.emplace(
         std::chrono::duration_cast<millis>(config.result_cache_ttl),
         config.result_cache_size);
+  // A shared store's answers arrive on its own thread: they come back as
+  // host_wake (a weak handle: the store lives in this actor's state).
+  parts.slots->set_wake(
+      [weak = caf::weak_actor_ptr{self->ctrl()}](std::string host) {
+        if (auto strong = weak.lock())
+          caf::anon_send(caf::actor_cast<scheduler_actor>(strong),
+                         host_wake{std::move(host)});
+      });
   st.config = std::move(config);
   st.policy = std::move(policy);
   st.parts = std::move(parts);
@@ -690,7 +705,8 @@ scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_config config,
 core::expected<std::unique_ptr<scheduler>>
 scheduler::create(caf::actor_system& sys, scheduler_config config,
                   std::shared_ptr<net::dns_resolver> resolver,
-                  std::unique_ptr<core::smtp::catch_all_store> catch_all) {
+                  std::unique_ptr<core::smtp::catch_all_store> catch_all,
+                  std::unique_ptr<core::smtp::host_slots> slots) {
   if (auto ok = core::smtp::check_identity(
           config.identity, config.force_identity, config.is_free_mail);
       !ok)
@@ -710,6 +726,7 @@ scheduler::create(caf::actor_system& sys, scheduler_config config,
   scheduler_parts parts;
   parts.runner = net_session_runner(std::move(*client));
   parts.catch_all = std::move(catch_all);
+  parts.slots = std::move(slots);
   if (resolver)
     parts.lookup = [resolver](std::string host,
                               std::function<void(core::dns::mail_route)> done) {

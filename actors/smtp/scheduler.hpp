@@ -27,7 +27,10 @@
 // injected lookup: the actor reads no clock and opens no socket itself.
 // Politeness accounting (`host_slots`) and the catch-all verdicts
 // (`catch_all_store`) sit behind small interfaces that a store shared by
-// several processes can implement.
+// several processes implements (actors/shared_host_slots.hpp,
+// actors/shared_catch_all.hpp). A shared host store answers asynchronously:
+// `pending`, then host_wake when its answer is in, and the host's queue is
+// pumped again.
 
 #include "actors/messages.hpp"
 #include "actors/smtp/session_runner.hpp"
@@ -225,11 +228,13 @@ public:
   /// and spawns the actor; fails with errc::validation_failed naming the
   /// setting (the process should refuse to start then). `catch_all`:
   /// where verdicts are kept (a store shared by several processes); null:
-  /// the local cache.
+  /// the local cache. `slots`: per-MX-host politeness (a store shared by
+  /// several processes); null: this process's own.
   static core::expected<std::unique_ptr<scheduler>>
   create(caf::actor_system& sys, scheduler_config config,
          std::shared_ptr<net::dns_resolver> resolver,
-         std::unique_ptr<core::smtp::catch_all_store> catch_all = nullptr);
+         std::unique_ptr<core::smtp::catch_all_store> catch_all = nullptr,
+         std::unique_ptr<core::smtp::host_slots> slots = nullptr);
 
   /// Stops (see `stop`).
   ~scheduler();

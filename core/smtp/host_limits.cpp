@@ -16,8 +16,11 @@ admission host_limits::try_open(std::string_view host, limits::millis now) {
     sweep_at_ = std::max<std::size_t>(1024, hosts_.size() * 2);
   }
   auto& e = hosts_[std::string{host}];
-  if (config_.max_sessions > 0 && e.open >= config_.max_sessions)
-    return {};
+  if (config_.max_sessions > 0 && e.open >= config_.max_sessions) {
+    admission full;
+    full.full = true;
+    return full;
+  }
   if (config_.connections_per_second > 0) {
     if (!e.bucket)
       e.bucket.emplace(limits::window_spec{config_.connections_per_second,
@@ -27,11 +30,15 @@ admission host_limits::try_open(std::string_view host, limits::millis now) {
       // One token refills in 1000/limit ms.
       auto per_token = (1000 + config_.connections_per_second - 1) /
                        config_.connections_per_second;
-      return {false, now + limits::millis{per_token}};
+      admission later;
+      later.retry_at = now + limits::millis{per_token};
+      return later;
     }
   }
   ++e.open;
-  return {true, std::nullopt};
+  admission granted;
+  granted.granted = true;
+  return granted;
 }
 
 void host_limits::close(std::string_view host, limits::millis now) {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,14 @@ struct admission {
   /// When refused by the connection rate: the time to ask again. Empty when
   /// refused because every slot is taken (ask again after a `close`).
   std::optional<limits::millis> retry_at;
+  /// Refused because every slot is taken, also when `retry_at` is set (a
+  /// shared store cannot hear other processes' `close`, so it says when to
+  /// ask again): an idle session of this process may give its slot up.
+  bool full = false;
+  /// Neither granted nor refused yet: a shared store is asking; it calls
+  /// the wake-up (`set_wake`) with the host when the answer is in, and the
+  /// next `try_open` for that host gets it.
+  bool pending = false;
 };
 
 /// Per-MX-host politeness as the SMTP scheduler sees it: a session holds a
@@ -54,6 +63,12 @@ public:
   /// already open stay open, new ones follow `config`.
   virtual void reconfigure(const host_limits_config& config,
                            limits::millis now) = 0;
+
+  /// Where a store that answers `pending` reports that the answer for a
+  /// host is in (from any thread); the local store never calls it.
+  virtual void set_wake(std::function<void(std::string host)> wake) {
+    (void)wake;
+  }
 };
 
 /// Per-host session slots and connection-rate buckets, keyed by host name

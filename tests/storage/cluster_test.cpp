@@ -50,10 +50,15 @@ batch::item pending_item() {
 // process would.
 class listener {
 public:
-  explicit listener(const std::string& url) {
+  explicit listener(const std::string& url, bool named = false) {
     auto u = parse_database_url(url);
     REQUIRE(u.has_value());
-    conn_ = PQconnectdb(postgres_conninfo(*u).c_str());
+    // Named as a process's LISTEN connection is (app/serve.cpp): counted
+    // by listening_processes.
+    auto info = postgres_conninfo(*u);
+    if (named)
+      info += " application_name='" + listener_application_name(*u) + "'";
+    conn_ = PQconnectdb(info.c_str());
     REQUIRE(PQstatus(conn_) == CONNECTION_OK);
     auto* r = PQexec(conn_, ("LISTEN \"" + notify_channel(*u) + "\"").c_str());
     REQUIRE(PQresultStatus(r) == PGRES_COMMAND_OK);
@@ -263,6 +268,38 @@ TEST_SUITE("storage.cluster") {
           errc::conflict);
     CHECK(s.delete_api_key("o1", "nope").error_value().code == errc::not_found);
     CHECK(other.take(300ms).empty());
+  }
+
+  TEST_CASE_TEMPLATE("the processes listening are counted, per schema",
+                     TestType, MAILASSAY_STORAGE_BACKENDS) {
+    MAILASSAY_TEST_DB(t);
+    auto n = t.db().listening_processes();
+    REQUIRE_MESSAGE(n.has_value(), why(n));
+    CHECK(*n == 0);
+    if (t.db().backend_name() != "postgresql")
+      return;
+    {
+      listener a{t.url(), true}, b{t.url(), true};
+      listener unnamed{t.url()}; // another client of the database
+      CHECK(*t.db().listening_processes() == 2);
+    }
+    // A closed connection's backend leaves pg_stat_activity a moment later.
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (*t.db().listening_processes() != 0 &&
+           std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    CHECK(*t.db().listening_processes() == 0);
+  }
+
+  TEST_CASE("acknowledgements round-trip; a change is not one") {
+    auto a = decode_ack(encode_ack({"n1x", "k:hash:with:colons"}));
+    REQUIRE(a.has_value());
+    CHECK(a->node == "n1x");
+    CHECK(a->payload == "k:hash:with:colons");
+    CHECK_FALSE(decode_ack("k:hash").has_value());
+    CHECK_FALSE(decode_ack("a::k:x").has_value());
+    CHECK_FALSE(decode_ack("a:n1").has_value());
+    CHECK_FALSE(decode_change(encode_ack({"n", "k:x"})).has_value());
   }
 
   TEST_CASE("schemas sharing a database have channels of their own") {

@@ -17,6 +17,8 @@ TEST_SUITE("core.smtp.host_limits") {
     auto third = l.try_open("mx.a.test", t);
     CHECK_FALSE(third.granted);
     CHECK_FALSE(third.retry_at.has_value());
+    CHECK(third.full);
+    CHECK_FALSE(third.pending); // the local limits answer at once
     CHECK(l.try_open("mx.b.test", t).granted);
     CHECK(l.open_sessions("mx.a.test") == 2);
     l.close("mx.a.test", t);
@@ -30,6 +32,7 @@ TEST_SUITE("core.smtp.host_limits") {
     CHECK(l.try_open("mx.a.test", t).granted);
     auto refused = l.try_open("mx.a.test", t);
     CHECK_FALSE(refused.granted);
+    CHECK_FALSE(refused.full);
     REQUIRE(refused.retry_at.has_value());
     CHECK(*refused.retry_at == t + millis{500});
     CHECK(l.try_open("mx.a.test", t + millis{500}).granted);

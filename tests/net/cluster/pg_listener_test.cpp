@@ -100,6 +100,15 @@ TEST_SUITE("net.pg_listener") {
     REQUIRE(eventually([&] { return h.count() == 3; }));
     CHECK(h.payloads.back() == "k:three");
     CHECK(l->counters().notifications.load() == 3);
+    // It also sends on its own connection (the acknowledgements of
+    // actors/cluster_events), in order; a listening session hears its own.
+    l->notify("a:n1:k:three");
+    l->notify("a:n1:k:four");
+    REQUIRE(eventually([&] { return h.count() == 5; }));
+    CHECK(h.payloads[3] == "a:n1:k:three");
+    CHECK(h.payloads[4] == "a:n1:k:four");
+    CHECK(l->counters().sent.load() == 2);
+    CHECK(l->counters().failures.load() == 1);
     l->stop();
     loop.stop();
   }
