@@ -452,6 +452,13 @@ const std::vector<key_spec>& registry() {
     {"batch", "poll_ms", "How often an idle process looks for queued jobs, ms.",
      integer(MAILASSAY_FIELD(batch.poll_ms), 50, 60000),
      MAILASSAY_SHOW(batch.poll_ms)},
+    {"batch", "max_restarts",
+     "Times in a row a job may be taken over from a process that died "
+     "holding it without saving a result; at that many it fails "
+     "(JOB_KEPT_STOPPING, unused credits refunded) instead of taking the "
+     "next process down too. 0: never.",
+     integer(MAILASSAY_FIELD(batch.max_restarts), 0, 1000),
+     MAILASSAY_SHOW(batch.max_restarts)},
     {"batch", "checkpoint_rows",
      "Most results written to storage in one checkpoint.",
      integer(MAILASSAY_FIELD(batch.checkpoint_rows), 1, 100000),

@@ -165,6 +165,9 @@ struct batch_settings {
   int max_jobs = 2;                    ///< Jobs one process works on at once.
   std::int64_t lease_seconds = 15; ///< A dead owner's job is taken over after.
   std::int64_t poll_ms = 2000;     ///< How often idle processes look for jobs.
+  /// Times in a row a job may be taken over from a dead owner without
+  /// progress before it fails (JOB_KEPT_STOPPING); 0: never.
+  std::int64_t max_restarts = 3;
   int checkpoint_rows = 2000; ///< Results written per checkpoint (at most).
   int nice = 19; ///< Niceness of the threads running batch work (0-19).
   /// Addresses/s per job while real-time validations arrive; 0: no cap.

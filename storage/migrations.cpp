@@ -251,6 +251,20 @@ const std::vector<migration>& all_migrations() {
            "ALTER TABLE batch_jobs ADD COLUMN sandbox INTEGER NOT NULL "
            "DEFAULT 0 CHECK (sandbox IN (0, 1))",
        }},
+      {7,
+       "batch job restarts and errors",
+       {
+           // Take-overs from dead owners in a row without progress: a job
+           // that keeps killing its process fails instead of looping
+           // (docs/batch.md, "Poison jobs").
+           "ALTER TABLE batch_jobs ADD COLUMN restarts INTEGER NOT NULL "
+           "DEFAULT 0 CHECK (restarts >= 0)",
+           // Why a failed job failed ('' while it has not).
+           "ALTER TABLE batch_jobs ADD COLUMN error_code TEXT NOT NULL "
+           "DEFAULT ''",
+           "ALTER TABLE batch_jobs ADD COLUMN error_message TEXT NOT NULL "
+           "DEFAULT ''",
+       }},
   };
   return list;
 }

@@ -27,7 +27,8 @@ constexpr const char* job_columns =
     "email_column, total_rows, unique_emails, duplicates_removed, "
     "invalid_rows, processed, count_valid, count_invalid, count_risky, "
     "count_unknown, credits_reserved, credits_used, created_at, started_at, "
-    "finished_at, lease_owner, lease_expires_at, sandbox FROM batch_jobs ";
+    "finished_at, lease_owner, lease_expires_at, sandbox, restarts, "
+    "error_code, error_message FROM batch_jobs ";
 
 constexpr const char* item_columns =
     "SELECT seq, email, done, status, reason, score, detail, credits "
@@ -40,6 +41,8 @@ struct job_row {
   int smtp = 0;
   int deduplicate = 0;
   int sandbox = 0;
+  std::string error_code;
+  std::string error_message;
   std::int64_t started_at = 0;
   std::int64_t finished_at = 0;
   soci::indicator started_ind = soci::i_null;
@@ -70,6 +73,9 @@ struct job_row {
     st.exchange(into(j.lease_owner));
     st.exchange(into(j.lease_expires_at));
     st.exchange(into(sandbox));
+    st.exchange(into(j.restarts));
+    st.exchange(into(error_code));
+    st.exchange(into(error_message));
   }
 
   job get() const {
@@ -79,6 +85,8 @@ struct job_row {
     out.smtp = smtp != 0;
     out.deduplicate = deduplicate != 0;
     out.sandbox = sandbox != 0;
+    if (!error_code.empty())
+      out.error = core::batch::job_error{error_code, error_message};
     out.started_at = started_ind == soci::i_ok
                          ? std::optional<std::int64_t>{started_at}
                          : std::nullopt;
@@ -541,23 +549,46 @@ expected<job> soci_store::cancel_batch_job(const std::string& organization_id,
 
 expected<std::optional<job>>
 soci_store::claim_batch_job(const std::string& owner,
-                            std::int64_t lease_seconds, std::int64_t now) {
+                            std::int64_t lease_seconds, std::int64_t now,
+                            std::int64_t max_restarts) {
   return run<std::optional<job>>(false, [&] {
     transaction tx{*this};
     // Read inside the transaction: on PostgreSQL the clock of its start,
     // the same for the comparison and the new lease.
     auto at = time_of(now);
-    std::string query = "SELECT id FROM batch_jobs WHERE status = 'queued' OR "
-                        "(status = 'processing' AND lease_expires_at < :n) "
-                        "ORDER BY created_at, id LIMIT 1";
+    std::string query =
+        "SELECT id, status, lease_owner FROM batch_jobs WHERE status = "
+        "'queued' OR (status = 'processing' AND lease_expires_at < :n) "
+        "ORDER BY created_at, id LIMIT 1";
     // Another process's claim in progress is skipped, not waited for; SQLite
     // serializes claimers by its write lock instead.
     if (url_.kind == dialect::postgresql)
       query += " FOR UPDATE SKIP LOCKED";
     std::string id;
-    sql_ << query, use(at), into(id);
+    std::string status;
+    std::string previous_owner;
+    sql_ << query, use(at), into(id), into(status), into(previous_owner);
     if (!sql_.got_data())
       return std::optional<job>{};
+    // A lease that ran out while still held means its owner died (a clean
+    // stop hands the lease back with the owner cleared).
+    if (status == "processing" && !previous_owner.empty()) {
+      sql_ << "UPDATE batch_jobs SET restarts = restarts + 1 WHERE id = :id",
+          use(id);
+      auto j = load_batch_job(nullptr, id, false);
+      if (core::batch::restarts_exhausted(j.restarts, max_restarts)) {
+        // Started again it would most likely take its next process down
+        // too: it ends here, with its refund and batch.failed, in this
+        // transaction.
+        auto error = core::batch::kept_stopping_error(j.restarts);
+        sql_ << "UPDATE batch_jobs SET error_code = :c, error_message = :m "
+                "WHERE id = :id",
+            use(error.code), use(error.message), use(id);
+        auto out = close_batch_job(j, job_status::failed, at);
+        tx.commit();
+        return std::optional<job>{std::move(out)};
+      }
+    }
     std::int64_t expires = at + lease_seconds;
     sql_ << "UPDATE batch_jobs SET status = 'processing', lease_owner = :o, "
             "lease_expires_at = :e, started_at = COALESCE(started_at, :n) "
@@ -575,11 +606,14 @@ expected<bool> soci_store::renew_batch_lease(const std::string& job_id,
                                              std::int64_t now) {
   return run<bool>(false, [&] {
     std::int64_t expires = time_of(now) + lease_seconds;
+    // A zero lease hands the job back: the owner is cleared too, so the
+    // next claim knows nobody died holding it.
+    std::string next_owner = lease_seconds > 0 ? owner : std::string{};
     soci::statement st =
-        (sql_.prepare << "UPDATE batch_jobs SET lease_expires_at = :e "
-                         "WHERE id = :id AND status = 'processing' "
-                         "AND lease_owner = :o",
-         use(expires), use(job_id), use(owner));
+        (sql_.prepare << "UPDATE batch_jobs SET lease_expires_at = :e, "
+                         "lease_owner = :n WHERE id = :id AND "
+                         "status = 'processing' AND lease_owner = :o",
+         use(expires), use(next_owner), use(job_id), use(owner));
     st.execute(true);
     return st.get_affected_rows() > 0;
   });
@@ -616,13 +650,16 @@ expected<job> soci_store::save_batch_results(const std::string& job_id,
                  ? store_results_sqlite(sql_, job_id, done)
                  : store_results_postgresql(sql_, job_id, done);
     std::int64_t expires = time_of(now) + lease_seconds;
-    sql_ << "UPDATE batch_jobs SET processed = processed + :p, "
-            "count_valid = count_valid + :v, "
-            "count_invalid = count_invalid + :i, "
-            "count_risky = count_risky + :r, "
-            "count_unknown = count_unknown + :u, "
-            "credits_used = credits_used + :c, lease_expires_at = :e "
-            "WHERE id = :id",
+    // Progress: the restarts before it were not the job's fault.
+    std::string reset = t.processed > 0 ? "restarts = 0, " : "";
+    sql_ << "UPDATE batch_jobs SET " + reset +
+                "processed = processed + :p, "
+                "count_valid = count_valid + :v, "
+                "count_invalid = count_invalid + :i, "
+                "count_risky = count_risky + :r, "
+                "count_unknown = count_unknown + :u, "
+                "credits_used = credits_used + :c, lease_expires_at = :e "
+                "WHERE id = :id",
         use(t.processed), use(t.counts.valid), use(t.counts.invalid),
         use(t.counts.risky), use(t.counts.unknown), use(t.credits),
         use(expires), use(job_id);

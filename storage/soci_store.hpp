@@ -137,7 +137,7 @@ public:
                    const std::string& job_id, std::int64_t now) override;
   expected<std::optional<core::batch::job>>
   claim_batch_job(const std::string& owner, std::int64_t lease_seconds,
-                  std::int64_t now) override;
+                  std::int64_t now, std::int64_t max_restarts = 0) override;
   expected<bool> renew_batch_lease(const std::string& job_id,
                                    const std::string& owner,
                                    std::int64_t lease_seconds,

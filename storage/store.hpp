@@ -343,12 +343,21 @@ public:
   /// status processing and started_at (first claim only). Two processes never
   /// claim the same job (PostgreSQL: SELECT ... FOR UPDATE SKIP LOCKED).
   /// nullopt when there is nothing to claim.
+  ///
+  /// Taking a job over from an owner that died holding it counts one more
+  /// restart (a checkpoint that finishes rows resets the count). When that
+  /// count reaches `max_restarts` (0: never) the job is not claimed but
+  /// failed in the same transaction, as finish_batch_job fails it (error
+  /// JOB_KEPT_STOPPING, the unspent reservation refunded, batch.failed
+  /// queued), and returned with status failed: the caller claims again.
   virtual expected<std::optional<core::batch::job>>
   claim_batch_job(const std::string& owner, std::int64_t lease_seconds,
-                  std::int64_t now) = 0;
+                  std::int64_t now, std::int64_t max_restarts = 0) = 0;
 
   /// Extends the lease of a processing job `owner` holds. Returns false when
-  /// the job is no longer processing or another owner holds it.
+  /// the job is no longer processing or another owner holds it. A
+  /// `lease_seconds` of 0 hands the job back: it expires now and has no
+  /// owner, so the next claim resumes it without counting a restart.
   virtual expected<bool> renew_batch_lease(const std::string& job_id,
                                            const std::string& owner,
                                            std::int64_t lease_seconds,

@@ -39,11 +39,12 @@ void claim(runner* self) {
   st.claiming = true;
   auto owner = st.env->owner;
   auto lease = st.env->cfg.lease_seconds;
+  auto max_restarts = st.env->cfg.max_restarts;
   auto now = st.env->now();
   storage_call(
       self, *st.env->storage,
-      [owner, lease, now](storage::store& db) {
-        return db.claim_batch_job(owner, lease, now);
+      [owner, lease, now, max_restarts](storage::store& db) {
+        return db.claim_batch_job(owner, lease, now, max_restarts);
       },
       [self](core::expected<std::optional<job>>& r) {
         auto& st = self->state;
@@ -55,6 +56,14 @@ void claim(runner* self) {
         }
         if (!*r)
           return;
+        if ((*r)->status == core::batch::job_status::failed) {
+          // A poison job: the claim failed it instead (storage/store.hpp).
+          log_event(log_level::warn, "batch_failed",
+                    {{"job_id", (*r)->id},
+                     {"restarts", std::to_string((*r)->restarts)},
+                     {"error", (*r)->error ? (*r)->error->code : ""}});
+          return claim(self);
+        }
         if (st.stopping) {
           // Claimed while stopping: hand it back at once.
           auto id = (*r)->id;

@@ -26,4 +26,15 @@ bool is_active(job_status s) {
   return s == job_status::queued || s == job_status::processing;
 }
 
+job_error kept_stopping_error(std::int64_t restarts) {
+  return {"JOB_KEPT_STOPPING",
+          "The process running this job stopped " + std::to_string(restarts) +
+              " times in a row before it could save any result; the job was "
+              "given up and its unused credits refunded."};
+}
+
+bool restarts_exhausted(std::int64_t restarts, std::int64_t max_restarts) {
+  return max_restarts > 0 && restarts >= max_restarts;
+}
+
 } // namespace mailassay::core::batch

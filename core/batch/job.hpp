@@ -4,7 +4,7 @@
 // the batch supervisor, http/ and the CLI.
 //
 //   queued --claim--> processing --all items done--> completed
-//      \                  |  \--unrecoverable error--> failed
+//      \                  |  \--its process kept dying--> failed
 //       \--cancel-->  cancelled <--cancel--/
 //
 // Active = queued or processing; the database admits one active job per
@@ -36,6 +36,21 @@ struct status_counts {
   std::int64_t risky = 0;
   std::int64_t unknown = 0;
 };
+
+/// Why a job failed, as its record shows it.
+struct job_error {
+  std::string code;    ///< Upper-case word, e.g. `JOB_KEPT_STOPPING`.
+  std::string message; ///< One sentence for people.
+};
+
+/// The error of a job whose process died `restarts` times in a row without
+/// checkpointing a row (docs/batch.md, "Poison jobs").
+job_error kept_stopping_error(std::int64_t restarts);
+
+/// Returns whether a job taken over from a dead owner for the `restarts`-th
+/// time in a row without progress is failed instead of started again; a
+/// `max_restarts` of 0 never fails a job.
+bool restarts_exhausted(std::int64_t restarts, std::int64_t max_restarts);
 
 /// One batch job (the design's job record, plus the lease).
 struct job {
@@ -72,6 +87,11 @@ struct job {
   /// its lease runs out (Unix seconds).
   std::string lease_owner;
   std::int64_t lease_expires_at = 0;
+  /// Times in a row the job was taken over from a dead owner with no row
+  /// checkpointed in between (a checkpoint that finishes rows resets it).
+  std::int64_t restarts = 0;
+  /// Why the job failed; set only when its status is failed.
+  std::optional<job_error> error;
 
   /// Returns the number of items (addresses + invalid rows).
   std::int64_t items() const { return unique_emails + invalid_rows; }

@@ -39,7 +39,10 @@ json job_record(const core::batch::job& j, std::int64_t now) {
           {"createdAt", core::iso8601(j.created_at)},
           {"startedAt", time_or_null(j.started_at)},
           {"finishedAt", time_or_null(j.finished_at)},
-          {"etaSeconds", or_null(core::batch::eta_seconds(j, now))}};
+          {"etaSeconds", or_null(core::batch::eta_seconds(j, now))},
+          {"error", j.error ? json{{"code", j.error->code},
+                                   {"message", j.error->message}}
+                            : json(nullptr)}};
 }
 
 json job_list(const std::vector<core::batch::job>& jobs, std::int64_t now) {

@@ -197,9 +197,155 @@ struct hook_env {
   }
 };
 
+// Whether `log` holds the line of the server claiming job `id`.
+bool claimed_in(const std::string& log, const std::string& id) {
+  std::size_t start = 0;
+  while (start < log.size()) {
+    auto end = log.find('\n', start);
+    auto line = log.substr(start, end == std::string::npos ? std::string::npos
+                                                           : end - start);
+    if (line.find("\"event\":\"batch_claimed\"") != std::string::npos &&
+        line.find("\"job_id\":\"" + id + "\"") != std::string::npos)
+      return true;
+    if (end == std::string::npos)
+      break;
+    start = end + 1;
+  }
+  return false;
+}
+
+// The settings of the poison-job tests: a database that survives the kills
+// (`dir`), a job on `dns` whose lookups never return (DROP), so no row is
+// ever checkpointed before a kill; short leases, two take-overs in a row at
+// most, the claims logged.
+std::map<std::string, std::string> poison_env(const std::string& dir,
+                                              const std::string& dns) {
+  auto env = durable_db(dir);
+  env.insert({{"MAILASSAY_DNS_SERVERS", dns},
+              {"MAILASSAY_DNS_TIMEOUT_MS", "60000"},
+              {"MAILASSAY_DNS_TRIES", "1"},
+              {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
+              {"MAILASSAY_BATCH_LEASE_SECONDS", "3"},
+              {"MAILASSAY_BATCH_MAX_RESTARTS", "2"},
+              {"MAILASSAY_LOG_LEVEL", "info"}});
+  return env;
+}
+
+std::string stuck_csv(int n) {
+  std::string csv = "email\n";
+  for (int i = 0; i < n; ++i)
+    csv += "p" + std::to_string(i) + "@d" + std::to_string(i) + ".stuck.test\n";
+  return csv;
+}
+
 } // namespace
 
 TEST_SUITE("api.webhooks") {
+  TEST_CASE("a job whose process is killed twice in a row before it saves a "
+            "result fails: batch.failed signed, its credits refunded") {
+    dns_peer dns;
+    dns.load_zone("*.stuck.test DROP\n");
+    auto dir = temp_dir("webhooks-poison");
+    hook_env h{poison_env(dir, dns.server())};
+    auto w = h.create({{"events", {"batch.failed", "batch.completed"}}});
+    auto balance = [&] {
+      auto r = h.call("GET", "/v2/credits/balance");
+      REQUIRE_MESSAGE(r.status == 200, r.body);
+      return json::parse(r.body)["balance"].get<int>();
+    };
+    auto before = balance();
+    const int n = 12;
+    auto up = h.a->call("POST", "/v2/batch/upload?smtp=true", h.jwt,
+                        stuck_csv(n), {{"Content-Type", "text/csv"}});
+    REQUIRE_MESSAGE(up.status == 201, up.body);
+    auto job_id = json::parse(up.body)["id"].get<std::string>();
+    CHECK(balance() == before - n);
+    // Run 1 claims it, take-over 1 runs it again; both are killed while
+    // every lookup hangs. Take-over 2 gives it up.
+    for (int run = 0; run < 2; ++run) {
+      REQUIRE_MESSAGE(
+          eventually([&] { return claimed_in(h.srv->log(), job_id); }),
+          h.srv->log());
+      auto job = json::parse(h.call("GET", "/v2/batch/" + job_id).body);
+      CHECK(job["status"] == "processing");
+      CHECK(job["processed"] == 0);
+      h.srv->kill_hard();
+      h.start();
+    }
+    auto got = h.wait_event("batch.failed", [&](const json& d) {
+      return d["job"]["id"] == job_id;
+    });
+    REQUIRE_MESSAGE(got, h.srv->log());
+    CHECK(got->header("mailassay-event") == "batch.failed");
+    CHECK(signed_with(*got, w["secret"]));
+    auto data = json::parse(got->body)["data"];
+    CHECK(data["job"]["status"] == "failed");
+    CHECK(data["job"]["error"]["code"] == "JOB_KEPT_STOPPING");
+    CHECK(data["job"]["processed"] == 0);
+    CHECK(data["exportUrl"] == "/v2/batch/" + job_id + "/results?format=csv");
+    // The last server never ran it.
+    CHECK_FALSE(claimed_in(h.srv->log(), job_id));
+    auto job = json::parse(h.call("GET", "/v2/batch/" + job_id).body);
+    CHECK(job["status"] == "failed");
+    CHECK(job["finishedAt"].is_string());
+    CHECK(job["creditsUsed"] == 0);
+    REQUIRE(job["error"].is_object());
+    CHECK(job["error"]["code"] == "JOB_KEPT_STOPPING");
+    CHECK(job["error"]["message"].get<std::string>().find("2 times") !=
+          std::string::npos);
+    // The whole reservation came back, once.
+    CHECK(balance() == before);
+    auto ledger = json::parse(
+        h.call("GET", "/v2/credits/transactions?limit=5").body)["items"];
+    int refunds = 0;
+    for (auto& e : ledger)
+      if (e["kind"] == "batch_refund" && e["reference"] == job_id) {
+        ++refunds;
+        CHECK(e["delta"] == n);
+      }
+    CHECK(refunds == 1);
+    // Ended: a cancel is refused, and the organization may upload again.
+    CHECK(h.call("POST", "/v2/batch/" + job_id + "/cancel").status == 409);
+    CHECK(h.a->call("POST", "/v2/batch/upload", h.jwt,
+                    "email\nkim@@acme.test\n", {{"Content-Type", "text/csv"}})
+              .status == 201);
+  }
+
+  TEST_CASE("a job whose process is killed once before it saves a result is "
+            "resumed and completes") {
+    dns_peer stuck;
+    stuck.load_zone("*.stuck.test DROP\n");
+    dns_peer fast;
+    fast.load_zone("*.stuck.test MX 10 mx.stuck.test\n");
+    auto dir = temp_dir("webhooks-resume");
+    hook_env h{poison_env(dir, stuck.server())};
+    auto w = h.create({{"events", {"batch.failed", "batch.completed"}}});
+    const int n = 12;
+    auto up = h.a->call("POST", "/v2/batch/upload", h.jwt, stuck_csv(n),
+                        {{"Content-Type", "text/csv"}});
+    REQUIRE_MESSAGE(up.status == 201, up.body);
+    auto job_id = json::parse(up.body)["id"].get<std::string>();
+    REQUIRE_MESSAGE(
+        eventually([&] { return claimed_in(h.srv->log(), job_id); }),
+        h.srv->log());
+    h.srv->kill_hard();
+    // Take-over 1 of at most 2: it runs, now with answering DNS.
+    h.env["MAILASSAY_DNS_SERVERS"] = fast.server();
+    h.start();
+    auto got = h.wait_event("batch.completed", [&](const json& d) {
+      return d["job"]["id"] == job_id;
+    });
+    REQUIRE_MESSAGE(got, h.srv->log());
+    CHECK(signed_with(*got, w["secret"]));
+    CHECK(claimed_in(h.srv->log(), job_id));
+    auto job = json::parse(h.call("GET", "/v2/batch/" + job_id).body);
+    CHECK(job["status"] == "completed");
+    CHECK(job["processed"] == n);
+    CHECK(job["error"].is_null());
+    for (auto& r : h.peer.requests())
+      CHECK(r.header("mailassay-event") != "batch.failed");
+  }
+
   TEST_CASE("an endpoint URL follows the SMTP address policy and https") {
     // No allow-list, https required.
     server_process srv{{{"MAILASSAY_WEBHOOKS_SECRET_KEY", server_key}}};

@@ -871,4 +871,111 @@ TEST_SUITE("storage.batch") {
     CHECK(saved->credits_used == 1000);
     CHECK(s.pending_batch_items("big", -1, 1)->front().seq == 2000);
   }
+
+  TEST_CASE_TEMPLATE("a job whose owners keep dying without progress fails at "
+                     "max_restarts take-overs, refunded, with its error",
+                     TestType, MAILASSAY_STORAGE_BACKENDS) {
+    MAILASSAY_TEST_DB(t);
+    auto& s = t.db();
+    create_org(s, "o1", "owner@example.com", 100);
+    create_org(s, "o2", "other@example.com");
+    create(s, make_job("j1", "o1", 100, 3, 0, 3));
+    create(s, make_job("j2", "o2", 200));
+    REQUIRE(s.get_balance("o1")->balance == 97);
+    auto claim_max = [&](const std::string& owner, std::int64_t now) {
+      auto r = s.claim_batch_job(owner, 15, now, 3);
+      REQUIRE_MESSAGE(r.has_value(), why(r));
+      REQUIRE(r->has_value());
+      return **r;
+    };
+
+    auto a = claim_max("a", 1000);
+    CHECK(a.id == "j1");
+    CHECK(a.restarts == 0);
+    CHECK_FALSE(a.error.has_value());
+    // a died: its lease ran out while held.
+    auto b = claim_max("b", 1016);
+    CHECK(b.id == "j1");
+    CHECK(b.restarts == 1);
+    // A clean stop hands the job back with no owner: not a restart.
+    REQUIRE(s.renew_batch_lease("j1", "b", 0, 1020).value());
+    CHECK(s.get_batch_job("o1", "j1")->lease_owner.empty());
+    auto c = claim_max("c", 1021);
+    CHECK(c.id == "j1");
+    CHECK(c.lease_owner == "c");
+    CHECK(c.restarts == 1);
+    // A checkpoint that replays nothing new is no progress ...
+    REQUIRE(s.save_batch_results("j1", "c", {}, 15, 1022).has_value());
+    CHECK(s.get_batch_job("o1", "j1")->restarts == 1);
+    // ... one that finishes a row is, and resets the count.
+    auto saved =
+        s.save_batch_results("j1", "c", {result(0, "valid", 1)}, 15, 1023);
+    REQUIRE_MESSAGE(saved.has_value(), why(saved));
+    CHECK(saved->restarts == 0);
+    auto replay =
+        s.save_batch_results("j1", "c", {result(0, "valid", 1)}, 15, 1024);
+    REQUIRE(replay.has_value());
+    CHECK(replay->processed == 1);
+
+    CHECK(claim_max("d", 1040).restarts == 1);
+    CHECK(claim_max("e", 1056).restarts == 2);
+    // The third take-over in a row ends the job instead of starting it.
+    auto failed = claim_max("f", 1072);
+    CHECK(failed.id == "j1");
+    CHECK(failed.status == batch::job_status::failed);
+    CHECK(failed.restarts == 3);
+    REQUIRE(failed.error.has_value());
+    CHECK(failed.error->code == "JOB_KEPT_STOPPING");
+    CHECK(failed.error->message.find("3 times") != std::string::npos);
+    CHECK(failed.finished_at == 1072);
+    CHECK(failed.lease_owner.empty());
+    CHECK(failed.lease_expires_at == 0);
+    CHECK(failed.processed == 1);
+    CHECK(failed.credits_used == 1);
+    auto stored = s.get_batch_job("o1", "j1");
+    REQUIRE(stored.has_value());
+    CHECK(stored->status == batch::job_status::failed);
+    REQUIRE(stored->error.has_value());
+    CHECK(stored->error->code == "JOB_KEPT_STOPPING");
+    CHECK(stored->error->message == failed.error->message);
+    // The unused part of the reservation came back, as on completion.
+    auto balance = s.get_balance("o1");
+    CHECK(balance->balance == 99);
+    CHECK(balance->consumed == 1);
+    auto entries = s.list_credit_entries("o1", 10, 0);
+    REQUIRE(entries->size() == 3);
+    CHECK((*entries)[0].kind == "batch_refund");
+    CHECK((*entries)[0].delta == 2);
+    CHECK((*entries)[0].reference == "j1");
+    CHECK((*entries)[0].created_at == 1072);
+    // The dead owner's late checkpoint and a cancel find it ended.
+    CHECK(s.save_batch_results("j1", "e", {result(1, "valid", 1)}, 15, 1073)
+              .error_value()
+              .code == errc::conflict);
+    CHECK(s.cancel_batch_job("o1", "j1", 1073).error_value().code ==
+          errc::conflict);
+    CHECK(s.get_balance("o1")->balance == 99);
+    // The next claim goes on with the next job; the organization may
+    // upload again.
+    auto next = claim_max("f", 1074);
+    CHECK(next.id == "j2");
+    CHECK(next.restarts == 0);
+    create(s, make_job("j3", "o1", 300));
+  }
+
+  TEST_CASE_TEMPLATE("max_restarts 0 never fails a job", TestType,
+                     MAILASSAY_STORAGE_BACKENDS) {
+    MAILASSAY_TEST_DB(t);
+    auto& s = t.db();
+    create_org(s, "o1", "owner@example.com");
+    create(s, make_job("j1", "o1", 100));
+    for (std::int64_t i = 0; i < 6; ++i) {
+      auto r = s.claim_batch_job(numbered("w", i), 15, 1000 + 20 * i, 0);
+      REQUIRE_MESSAGE(r.has_value(), why(r));
+      REQUIRE(r->has_value());
+      CHECK((*r)->status == batch::job_status::processing);
+      CHECK((*r)->restarts == i);
+    }
+    CHECK_FALSE(s.get_batch_job("o1", "j1")->error.has_value());
+  }
 }

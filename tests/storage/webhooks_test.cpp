@@ -405,4 +405,34 @@ TEST_SUITE("storage.webhooks") {
     CHECK(all.size() == mine.size() + theirs.size());
     CHECK(all.size() == static_cast<std::size_t>(n));
   }
+
+  TEST_CASE_TEMPLATE("a job failed by its claim queues batch.failed in that "
+                     "transaction",
+                     TestType, MAILASSAY_STORAGE_BACKENDS) {
+    MAILASSAY_TEST_DB(t);
+    auto& s = t.db();
+    create_org(s, "o1", "a@example.com");
+    REQUIRE(s.insert_webhook(make_endpoint("all", "o1", all_events)));
+    queued_job(s, "job1", "o1");
+    REQUIRE(s.claim_batch_job("a", 30, 600, 2).value().has_value());
+    // a died; b takes over (restart 1), dies too.
+    auto b = s.claim_batch_job("b", 30, 700, 2);
+    REQUIRE(b.has_value());
+    REQUIRE(b->has_value());
+    CHECK((*b)->status == batch::job_status::processing);
+    CHECK(deliveries(s, "o1", "all").empty());
+    auto c = s.claim_batch_job("c", 30, 800, 2);
+    REQUIRE(c.has_value());
+    REQUIRE(c->has_value());
+    CHECK((*c)->status == batch::job_status::failed);
+    auto got = deliveries(s, "o1", "all");
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].event == wh::event_type::batch_failed);
+    CHECK(got[0].subject_id == "job1");
+    CHECK(got[0].created_ms == 800000);
+    CHECK(got[0].status == wh::delivery_status::pending);
+    // Nothing left to claim, and nothing queued twice.
+    CHECK_FALSE(s.claim_batch_job("d", 30, 900, 2).value().has_value());
+    CHECK(deliveries(s, "o1", "all").size() == 1);
+  }
 }
