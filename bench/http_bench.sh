@@ -77,6 +77,8 @@ while [ $# -gt 0 ]; do
 done
 
 log() { echo "http_bench: $*" >&2; }
+# shellcheck source=bench/lib/service.sh
+. "$here/lib/service.sh"
 
 # --- tools -----------------------------------------------------------------
 if ! command -v wrk >/dev/null; then
@@ -108,7 +110,7 @@ work=$(mktemp -d /tmp/mailassay-http-bench.XXXXXX)
 pids=()
 svc_pid=
 cleanup() {
-  local pid rc
+  local rc
   # A service that died under load is a finding: show why before cleaning up.
   if [ -n "$svc_pid" ] && ! kill -0 "$svc_pid" 2>/dev/null; then
     wait "$svc_pid" 2>/dev/null && rc=0 || rc=$?
@@ -117,26 +119,11 @@ cleanup() {
     cp "$work/mailassay.log" /tmp/mailassay-http-bench-crash.log 2>/dev/null \
       && log "full log kept in /tmp/mailassay-http-bench-crash.log"
   fi
-  for pid in "${pids[@]}"; do
-    kill -TERM "$pid" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 1 100); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
+  bench_stop_all
   rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-free_port() {
-  python3 -c 'import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # Waits until FILE contains TEXT (or the process PID dies).
 wait_for_line() {
@@ -180,37 +167,17 @@ hop_port=$(free_port)
 pids+=($!)
 wait_for_line "$work/hop.log" "listening" "${pids[-1]}"
 
-head -c 48 /dev/urandom | base64 | tr -d '\n' >"$work/jwt.secret"
-chmod 600 "$work/jwt.secret"
+bench_jwt_secret
 # Far above what the load reaches: the limiter runs but never refuses.
 high=1000000000
 
-# start_service NAME [VAR=VALUE...]: starts `mailassay serve` on a free port
-# with its own database; sets NAME_pid, NAME_base.
+# start_service NAME [VAR=VALUE...]: bench_start_service; sets NAME_pid,
+# NAME_base.
 start_service() {
-  local name=$1 port pid base i
+  local name=$1
   shift
-  port=$(free_port)
-  env MAILASSAY_HTTP_PORT="$port" MAILASSAY_HTTP_ADDRESS=127.0.0.1 \
-    MAILASSAY_DATABASE_URL="sqlite://$work/$name.db" \
-    MAILASSAY_AUTH_JWT_SECRET_FILE="$work/jwt.secret" \
-    MAILASSAY_DNS_SERVERS="127.0.0.1:$dns_port" \
-    MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS=true \
-    MAILASSAY_RISK_DATA_DIR="$src/data/risk" \
-    MAILASSAY_LOG_LEVEL=warn \
-    MAILASSAY_LIMITS_IP_PER_MINUTE=$high \
-    "$@" \
-    "$mailassay" serve >"$work/$name.log" 2>&1 &
-  pid=$!
-  pids+=($pid)
-  base="http://127.0.0.1:$port"
-  for i in $(seq 1 100); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/health")" = 200 ] && break
-    kill -0 "$pid" 2>/dev/null || { cat "$work/$name.log" >&2; exit 1; }
-    [ "$i" = 100 ] && { log "mailassay ($name) did not become healthy"; exit 1; }
-    sleep 0.1
-  done
-  eval "${name}_pid=$pid ${name}_base=$base"
+  bench_start_service "$name" "$@"
+  eval "${name}_pid=$bench_pid ${name}_base=$bench_base"
 }
 
 # setup_account BASE NAME [RATE_LIMITS_JSON]: signs up, creates a key (with
@@ -296,14 +263,6 @@ if [ -n "$only_cases" ]; then
   done
 fi
 
-# Converts a wrk latency ("812.00us", "1.23ms", "1.02s") to milliseconds.
-to_ms() {
-  awk -v v="$1" 'BEGIN {
-    n = v + 0
-    if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /m$/) n *= 60000; else if (v ~ /s$/) n *= 1000
-    printf "%.3f", n }'
-}
-
 # CPU time (user + system, in clock ticks) a process has used so far.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
@@ -322,38 +281,30 @@ run_case() { # case-index round -> prints "rps p50ms p99ms errors cpu_us"
   case "${case_name[$i]}" in
     bare) wrk "${args[@]}" "http://127.0.0.1:$bare_port/" >"$out" ;;
     hop) wrk "${args[@]}" "http://127.0.0.1:$hop_port/" >"$out" ;;
-    sized) BENCH_API_KEY=$svc_key BENCH_EMAIL=not-an-address wrk "${args[@]}" \
-        -s "$here/wrk/validate.lua" "http://127.0.0.1:$sized_port/v2/email/validate" \
-        >"$out" ;;
+    sized) bench_wrk_validate "$out" "$svc_key" not-an-address \
+        "http://127.0.0.1:$sized_port/v2/email/validate" "${args[@]}" ;;
     floor) wrk "${args[@]}" "$svc_base/no-such-route" >"$out" ;;
     health) wrk "${args[@]}" "$base/health" >"$out" ;;
     me) BENCH_API_KEY=$svc_key wrk "${args[@]}" -s "$here/wrk/bearer.lua" \
         "$svc_base/v2/auth/me" >"$out" ;;
-    auth) BENCH_API_KEY=$svc_key BENCH_EMAIL=not-an-address wrk "${args[@]}" \
-        -s "$here/wrk/validate.lua" "$svc_base/v2/email/validate" >"$out" ;;
-    validate) BENCH_API_KEY=$svc_key BENCH_EMAIL=jane.doe@cached.test \
-        wrk "${args[@]}" -s "$here/wrk/validate.lua" \
-        "$svc_base/v2/email/validate" >"$out" ;;
-    auth_off) BENCH_API_KEY=$off_key BENCH_EMAIL=not-an-address \
-        wrk "${args[@]}" -s "$here/wrk/validate.lua" \
-        "$off_base/v2/email/validate" >"$out" ;;
-    validate_off) BENCH_API_KEY=$off_key BENCH_EMAIL=jane.doe@cached.test \
-        wrk "${args[@]}" -s "$here/wrk/validate.lua" \
-        "$off_base/v2/email/validate" >"$out" ;;
+    auth) bench_wrk_validate "$out" "$svc_key" not-an-address \
+        "$svc_base/v2/email/validate" "${args[@]}" ;;
+    validate) bench_wrk_validate "$out" "$svc_key" jane.doe@cached.test \
+        "$svc_base/v2/email/validate" "${args[@]}" ;;
+    auth_off) bench_wrk_validate "$out" "$off_key" not-an-address \
+        "$off_base/v2/email/validate" "${args[@]}" ;;
+    validate_off) bench_wrk_validate "$out" "$off_key" jane.doe@cached.test \
+        "$off_base/v2/email/validate" "${args[@]}" ;;
   esac
-  local rps p50 p99 bad errs
-  rps=$(awk '/^Requests\/sec/ {print $2}' "$out")
-  p50=$(to_ms "$(awk '$1 == "50%" {print $2}' "$out")")
-  p99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$out")")
-  bad=$(awk '/Non-2xx/ {print $NF}' "$out")
-  errs=$(awk '/Socket errors/ {gsub(",", ""); print $4 + $6 + $8 + $10}' "$out")
+  local rps p50 p99 failures
+  read -r rps p50 p99 failures <<<"$(bench_wrk_summary "$out")"
   local cpu_us=0
   if [ -n "$pid" ]; then
     cpu_us=$(awk -v t0="$ticks0" -v t1="$(cpu_ticks "$pid")" \
       -v hz="$(getconf CLK_TCK)" -v n="$(awk '/requests in/ {print $1}' "$out")" \
       'BEGIN {printf "%.1f", (t1 - t0) / hz * 1e6 / n}')
   fi
-  echo "$rps $p50 $p99 $(( ${bad:-0} + ${errs:-0} )) $cpu_us"
+  echo "$rps $p50 $p99 $failures $cpu_us"
 }
 
 log "wrk: $connections connections, $threads threads, $duration per run," \

@@ -54,6 +54,8 @@ while [ $# -gt 0 ]; do
 done
 
 log() { echo "pools: $*" >&2; }
+# shellcheck source=bench/lib/service.sh
+. "$here/lib/service.sh"
 
 for tool in wrk curl jq python3; do
   command -v "$tool" >/dev/null || {
@@ -100,25 +102,11 @@ variants=(
 work=$(mktemp -d /tmp/mailassay-pools.XXXXXX)
 pids=()
 cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 1 100); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
+  bench_stop_all
   rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-free_port() {
-  python3 -c 'import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 driver() { python3 "$here/batch/driver.py" "$@"; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
@@ -134,54 +122,27 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 grep -q listening "$work/dns.log" || { log "DNS peer did not start"; exit 1; }
-head -c 48 /dev/urandom | base64 | tr -d '\n' >"$work/jwt.secret"
-chmod 600 "$work/jwt.secret"
-
-to_ms() {
-  awk -v v="$1" 'BEGIN {
-    n = v + 0
-    if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /m$/) n *= 60000; else if (v ~ /s$/) n *= 1000
-    printf "%.3f", n }'
-}
+bench_jwt_secret
 
 # run_variant INDEX NAME [VAR=VALUE...]
 #   -> "rps p99_ms batch_per_s idle_rss_kb hwm_kb threads"
 run_variant() {
-  local idx=$1 name=$2 port pid base key out i
+  local idx=$1 name=$2 pid base key out
   shift 2
-  port=$(free_port)
-  env MAILASSAY_HTTP_PORT="$port" MAILASSAY_HTTP_ADDRESS=127.0.0.1 \
-    MAILASSAY_DATABASE_URL="sqlite://$work/v$idx.db" \
-    MAILASSAY_AUTH_JWT_SECRET_FILE="$work/jwt.secret" \
-    MAILASSAY_DNS_SERVERS="127.0.0.1:$dns_port" \
-    MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS=true \
-    MAILASSAY_RISK_DATA_DIR="$src/data/risk" \
-    MAILASSAY_LOG_LEVEL=warn \
-    MAILASSAY_LIMITS_IP_PER_MINUTE=1000000000 \
-    MAILASSAY_BATCH_POLL_MS=100 \
+  bench_start_service "v$idx" MAILASSAY_BATCH_POLL_MS=100 \
     MAILASSAY_SMTP_HELO=probe.example.io MAILASSAY_SMTP_MAIL_FROM=verify@example.io \
-    "$@" "$mailassay" serve >"$work/v$idx.log" 2>&1 &
-  pid=$!
-  pids+=($pid)
-  base="http://127.0.0.1:$port"
-  for i in $(seq 1 100); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/health")" = 200 ] && break
-    kill -0 "$pid" 2>/dev/null || { cat "$work/v$idx.log" >&2; exit 1; }
-    [ "$i" = 100 ] && { log "mailassay ($name) did not become healthy"; exit 1; }
-    sleep 0.1
-  done
+    "$@"
+  pid=$bench_pid
+  base=$bench_base
   local idle_rss
   idle_rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
   key=$(driver setup --base "$base")
   driver warm --base "$base" --key "$key" --email jane.doe@cached.test >/dev/null
-  BENCH_API_KEY=$key BENCH_EMAIL=jane.doe@cached.test \
-    wrk -c "$connections" -t 2 -d "$duration" --latency \
-    -s "$here/wrk/validate.lua" "$base/v2/email/validate" >"$work/wrk.$idx"
-  local rps p99 bad
-  rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk.$idx")
-  p99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$work/wrk.$idx")")
-  bad=$(awk '/Non-2xx/ {print $NF}' "$work/wrk.$idx")
-  [ -z "$bad" ] || log "$name: $bad non-2xx answers under wrk"
+  bench_wrk_validate "$work/wrk.$idx" "$key" jane.doe@cached.test \
+    "$base/v2/email/validate" -c "$connections" -t 2 -d "$duration" --latency
+  local rps p99 failures
+  read -r rps _ p99 failures <<<"$(bench_wrk_summary "$work/wrk.$idx")"
+  [ "$failures" = 0 ] || log "$name: $failures failed answers under wrk"
   out=$(driver run --base "$base" --key "$key" --file "$work/t.csv" \
     --pid "$pid" --poll-ms 50) || { log "$name: batch run failed: $out"; exit 1; }
   local per_s hwm threads
