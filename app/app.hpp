@@ -78,13 +78,35 @@ struct reload_targets {
   actors::smtp::scheduler* scheduler = nullptr;
 };
 
-/// Reloads the settings (SIGHUP): reads `file` (or MAILASSAY_CONFIG) and
-/// the environment again and checks them as at start-up. Invalid: nothing
-/// changes and the log says why (`config_reload_refused`). Valid: applies
-/// per-host SMTP politeness, the rate limits, the log level and the batch
-/// pacing (`config_reloaded` lists what changed) and names the changed
-/// settings that take a restart (`config_needs_restart`).
-void reload(const std::optional<std::string>& file, const reload_targets& t);
+/// What a reload did.
+struct reload_report {
+  /// The settings did not load (a bad value): nothing changed.
+  bool refused = false;
+  /// Why they were refused (the setting and what is wrong).
+  std::string why;
+  /// The file read, "(environment)" without one.
+  std::string config;
+  /// Settings applied, "name before -> after".
+  std::vector<std::string> applied;
+  /// Changed settings that take a restart (their old values stay).
+  std::vector<std::string> restart;
+  /// A part of the server that did not take its new values; empty: none.
+  std::string failure;
+};
+
+/// Reloads the settings (SIGHUP, `mailassay admin reload`): reads `file`
+/// (or MAILASSAY_CONFIG) and the environment again and checks them as at
+/// start-up. Invalid: nothing changes and the log says why
+/// (`config_reload_refused`). Valid: applies per-host SMTP politeness, the
+/// rate limits, the log level and the batch pacing (`config_reloaded` lists
+/// what changed) and names the changed settings that take a restart
+/// (`config_needs_restart`). Not safe to call from two threads at once.
+reload_report reload(const std::optional<std::string>& file,
+                     const reload_targets& t);
+
+/// The report as lines for an operator: "reloaded FILE", "applied: ...",
+/// "needs a restart (old value kept): ...", or "refused: WHY".
+std::string to_text(const reload_report& r);
 
 /// `mailassay admin create-org`.
 int admin_create_org(const config::settings& cfg, const std::string& name,
@@ -97,6 +119,12 @@ int admin_grant_credits(const config::settings& cfg, const std::string& org,
 
 /// `mailassay admin list-orgs`.
 int admin_list_orgs(const config::settings& cfg, bool json);
+
+/// `mailassay admin reload`: asks the server listening on the control
+/// socket `socket` (empty: `control.socket`) to reload its settings and
+/// prints its report. Returns 0 when applied, 1 when refused or when no
+/// server answers, 2 without a socket to ask.
+int admin_reload(const config::settings& cfg, const std::string& socket);
 
 /// `mailassay admin rotate-jwt-key`.
 int admin_rotate_jwt_key(const config::settings& cfg, bool drop_old);

@@ -52,6 +52,16 @@ int main(int argc, char** argv) {
                    "Also refuse every access token signed before (a leaked "
                    "key); users refresh or log in again");
 
+  std::string control_socket;
+  auto* reload_cmd = admin->add_subcommand(
+      "reload",
+      "Make the running server on this machine reload its settings (as "
+      "SIGHUP does) and print what changed, what needs a restart, or why the "
+      "file was refused");
+  reload_cmd->add_option("--socket", control_socket,
+                         "The server's control socket (default: "
+                         "control.socket of the configuration)");
+
   auto* check = cli.add_subcommand(
       "check", "Validate addresses without the server (JSON Lines)");
   std::vector<std::string> addresses;
@@ -78,7 +88,8 @@ int main(int argc, char** argv) {
                   "Draw the progress bar even when stderr is not a terminal");
 
   auto* status = cli.add_subcommand(
-    "status", "Print the live pool gauges of a running server (its /metrics)");
+      "status",
+      "Print the live pool gauges of a running server (its /metrics)");
   std::string status_url;
   status->add_option("--url", status_url,
                      "The server, http://host:port (default: http.address "
@@ -100,10 +111,14 @@ int main(int argc, char** argv) {
     // it takes a restart (pool sizes, sockets, storage).
     for (auto& d : config::describe())
       std::cout << d.env_name << "=" << d.default_value << "\t# "
-                << (d.reloadable ? "[reload] " : "[restart] ")
-                << d.description << "\n";
+                << (d.reloadable ? "[reload] " : "[restart] ") << d.description
+                << "\n";
     return 0;
   }
+  if (*reload_cmd && !control_socket.empty())
+    // The server reads its own file: an invalid one is its to refuse (and
+    // its report says why), not a reason for this command to stop.
+    return app::admin_reload(config::settings{}, control_socket);
   auto cfg = app::load_settings_or_exit(config_file);
   if (*serve)
     return app::serve(cfg, config_file);
@@ -123,5 +138,7 @@ int main(int argc, char** argv) {
     return app::admin_list_orgs(cfg, json);
   if (*rotate)
     return app::admin_rotate_jwt_key(cfg, drop_old_keys);
+  if (*reload_cmd)
+    return app::admin_reload(cfg, control_socket);
   return 0;
 }

@@ -1,6 +1,6 @@
-// A reload (SIGHUP): the settings are read again, checked as at start-up,
-// and what may change in a running server is applied; the rest is named in
-// the log as taking a restart.
+// A reload (SIGHUP or `mailassay admin reload`): the settings are read
+// again, checked as at start-up, and what may change in a running server is
+// applied; the rest is named in the log as taking a restart.
 #include "actors/batch/runner.hpp"
 #include "actors/log.hpp"
 #include "actors/rate_limiter.hpp"
@@ -9,54 +9,50 @@
 
 namespace mailassay::app {
 
-void reload(const std::optional<std::string>& file, const reload_targets& t) {
+namespace {
+
+std::string joined(const std::vector<std::string>& xs) {
+  std::string out;
+  for (auto& x : xs)
+    out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+} // namespace
+
+reload_report reload(const std::optional<std::string>& file,
+                     const reload_targets& t) {
+  reload_report r;
   auto env = config::process_environment();
-  auto path = file;
-  if (!path)
-    if (auto i = env.find("MAILASSAY_CONFIG"); i != env.end())
-      path = i->second;
+  auto path = config::file_of(file, env);
+  r.config = path ? *path : std::string{"(environment)"};
   auto next = config::load(path, env);
   if (!next) {
     // Checked like at start-up; one bad value and nothing changes.
+    r.refused = true;
+    r.why = next.error_value().message;
     actors::log_event(actors::log_level::warn, "config_reload_refused",
-                      {{"why", next.error_value().message},
-                       {"kept", "every setting as it was"}});
-    return;
+                      {{"why", r.why}, {"kept", "every setting as it was"}});
+    return r;
   }
   auto& cur = *t.current;
-  std::string applied, restart;
   bool smtp = false;
+  bool level = cur.log.level != next->log.level;
   for (auto& c : config::changes(cur, *next)) {
     if (!c.reloadable) {
-      restart += (restart.empty() ? "" : ", ") + c.name;
+      r.restart.push_back(c.name);
       continue;
     }
-    applied += (applied.empty() ? "" : ", ") + c.name + " " + c.before +
-               " -> " + c.after;
+    r.applied.push_back(c.name + " " + c.before + " -> " + c.after);
     smtp = smtp || c.name.rfind("smtp.", 0) == 0;
   }
-  // The limits are read by request threads: each is atomic (live_int).
-  auto& l = cur.limits;
-  const auto& n = next->limits;
-  l.ip_per_minute = n.ip_per_minute;
-  l.key_per_minute = n.key_per_minute;
-  l.key_per_hour = n.key_per_hour;
-  l.key_per_day = n.key_per_day;
-  l.widget_device_per_minute = n.widget_device_per_minute;
-  l.widget_ip_per_minute = n.widget_ip_per_minute;
-  l.login_ip_per_minute = n.login_ip_per_minute;
-  l.login_account_per_hour = n.login_account_per_hour;
-  l.signup_ip_per_hour = n.signup_ip_per_hour;
+  // The limits and the pace are read by other threads: each is atomic
+  // (live_int); the rest only this thread reads after the start.
+  config::apply_reloadable(cur, *next);
   if (t.limiter)
-    t.limiter->set_ip_per_minute(n.ip_per_minute);
-  cur.batch.rate_under_load = next->batch.rate_under_load;
+    t.limiter->set_ip_per_minute(cur.limits.ip_per_minute);
   if (t.batches)
-    t.batches->set_rate_under_load(next->batch.rate_under_load);
-  // Nobody but this thread reads these after the start.
-  cur.smtp.max_sessions_per_host = next->smtp.max_sessions_per_host;
-  cur.smtp.connections_per_second_per_host =
-      next->smtp.connections_per_second_per_host;
-  cur.smtp.max_rcpts_per_session = next->smtp.max_rcpts_per_session;
+    t.batches->set_rate_under_load(cur.batch.rate_under_load);
   if (smtp && t.scheduler) {
     actors::smtp::scheduler_politeness p;
     p.max_sessions_per_host =
@@ -65,22 +61,40 @@ void reload(const std::optional<std::string>& file, const reload_targets& t) {
         cur.smtp.connections_per_second_per_host;
     p.max_rcpts_per_session =
         static_cast<std::size_t>(std::max(1, cur.smtp.max_rcpts_per_session));
-    if (!t.scheduler->reconfigure(p))
+    if (!t.scheduler->reconfigure(p)) {
+      r.failure = "the SMTP scheduler did not answer in 10 s";
       actors::log_event(actors::log_level::error, "config_reload_failed",
-                        {{"why", "the SMTP scheduler did not answer in 10 s"}});
+                        {{"why", r.failure}});
+    }
   }
-  if (cur.log.level != next->log.level) {
-    cur.log.level = next->log.level;
+  if (level)
     actors::init_logging(cur.log.level);
-  }
-  actors::log_event(actors::log_level::info, "config_reloaded",
-                    {{"applied", applied.empty() ? "nothing changed" : applied},
-                     {"config", path ? *path : std::string{"(environment)"}}});
-  if (!restart.empty())
+  actors::log_event(
+      actors::log_level::info, "config_reloaded",
+      {{"applied", r.applied.empty() ? "nothing changed" : joined(r.applied)},
+       {"config", r.config}});
+  if (!r.restart.empty())
     actors::log_event(actors::log_level::warn, "config_needs_restart",
-                      {{"settings", restart},
+                      {{"settings", joined(r.restart)},
                        {"why", "these settings are read at start-up only; "
                                "the old values stay until a restart"}});
+  return r;
+}
+
+std::string to_text(const reload_report& r) {
+  std::string out;
+  if (r.refused)
+    return "refused: " + r.why + "\nevery setting kept as it was\n";
+  out += "reloaded " + r.config + "\n";
+  if (r.applied.empty())
+    out += "applied: nothing changed\n";
+  for (auto& a : r.applied)
+    out += "applied: " + a + "\n";
+  for (auto& n : r.restart)
+    out += "needs a restart (old value kept): " + n + "\n";
+  if (!r.failure.empty())
+    out += "failed: " + r.failure + "\n";
+  return out;
 }
 
 } // namespace mailassay::app

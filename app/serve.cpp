@@ -16,6 +16,7 @@
 #include "http/codec/webhooks.hpp"
 #include "http/server.hpp"
 #include "http/services.hpp"
+#include "net/control_socket.hpp"
 #include "net/dns_resolver.hpp"
 #include "net/http_client.hpp"
 #include "net/io_thread.hpp"
@@ -30,8 +31,11 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
+#include <functional>
 #include <iostream>
 #include <malloc.h>
+#include <mutex>
 #include <thread>
 #include <unistd.h>
 
@@ -55,6 +59,39 @@ int wait_for_signal(const sigset_t& set) {
   int sig = 0;
   sigwait(&set, &sig);
   return sig;
+}
+
+// The operator's control socket (`mailassay admin reload`); null when
+// `control.socket` is empty or cannot be used (the server runs without it
+// and the log says why).
+std::unique_ptr<net::control_listener>
+control_socket(const std::string& path,
+               std::function<reload_report()> reload_now) {
+  if (path.empty())
+    return nullptr;
+  std::error_code ec;
+  if (auto parent = std::filesystem::path{path}.parent_path(); !parent.empty())
+    std::filesystem::create_directories(parent, ec);
+  auto made = net::control_listener::start(
+      path, [reload_now](std::string_view command) -> std::string {
+        if (command != "reload")
+          return "unknown\nunknown command \"" + std::string{command} +
+                 "\" (known: reload)\n";
+        auto r = reload_now();
+        return std::string{r.refused            ? "refused\n"
+                           : !r.failure.empty() ? "failed\n"
+                                                : "ok\n"} +
+               to_text(r);
+      });
+  if (!made) {
+    actors::log_event(actors::log_level::warn, "control_socket_unavailable",
+                      {{"path", path},
+                       {"why", made.error_value().message},
+                       {"effect", "mailassay admin reload cannot reach this "
+                                  "process; SIGHUP still reloads"}});
+    return nullptr;
+  }
+  return std::move(*made);
 }
 
 void add_pool_gauges(http::metrics& stats, const std::string& name, int size,
@@ -309,10 +346,13 @@ void add_smtp_gauges(http::metrics& stats,
         r.sum = static_cast<double>(c->rcpts_sent.load());
         return r;
       });
-  auto per_host = [c](std::uint64_t actors::smtp::host_counters::*field) {
-    return [c, field] {
+  // Only the hosts in use (smtp.host_metrics_idle_seconds,
+  // smtp.host_metrics_max_hosts): a bounded label set.
+  const auto* sched = scheduler;
+  auto per_host = [sched](std::uint64_t actors::smtp::host_counters::*field) {
+    return [sched, field] {
       std::vector<std::pair<std::string, double>> out;
-      for (const auto& [host, h] : c->hosts())
+      for (const auto& [host, h] : sched->hosts_in_use())
         out.emplace_back("host=\"" + label_value(host) + "\"",
                          static_cast<double>(h.*field));
       return out;
@@ -327,6 +367,10 @@ void add_smtp_gauges(http::metrics& stats,
   stats.add_gauge_family("mailassay_smtp_host_sessions_peak",
                          "Most SMTP sessions open at once per MX host.",
                          per_host(&actors::smtp::host_counters::peak));
+  stats.add_gauge("mailassay_smtp_hosts_untracked",
+                  "MX hosts left out of the per-host series because every "
+                  "place was held by a host with a session open.",
+                  [c] { return static_cast<double>(c->hosts_untracked()); });
 }
 
 // The SMTP scheduler of the pipeline. Null when SMTP probing is off: with
@@ -701,11 +745,22 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
                       {{"address", cfg.http.address},
                        {"port", std::to_string(cfg.http.port)},
                        {"version", MAILASSAY_VERSION}});
+    // SIGHUP and `mailassay admin reload` (the control socket's thread)
+    // reload one at a time.
+    std::mutex reloading;
+    reload_targets targets{&cfg, &limiter, &batches, scheduler.get()};
+    auto reload_now = [&] {
+      std::lock_guard guard{reloading};
+      return reload(file, targets);
+    };
+    auto control = control_socket(cfg.control.socket, reload_now);
     auto sig = wait_for_signal(signals);
     for (; sig == SIGHUP; sig = wait_for_signal(signals))
-      reload(file, {&cfg, &limiter, &batches, scheduler.get()});
+      reload_now();
     actors::log_event(actors::log_level::info, "stopping",
                       {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    if (control)
+      control->stop();
     srv.drain_and_stop(10000);
   }
   // No more changes from other processes: their sinks are about to stop.

@@ -14,11 +14,7 @@ namespace mailassay::app {
 
 config::settings load_settings_or_exit(const std::optional<std::string>& file) {
   auto env = config::process_environment();
-  auto path = file;
-  if (!path)
-    if (auto i = env.find("MAILASSAY_CONFIG"); i != env.end())
-      path = i->second;
-  auto loaded = config::load(path, env);
+  auto loaded = config::load(config::file_of(file, env), env);
   if (!loaded) {
     std::cerr << "mailassay: invalid configuration: "
               << loaded.error_value().message << "\n";

@@ -20,12 +20,22 @@ using core::make_error;
 /// Applies a textual value to the settings; returns an error text or "".
 using setter = std::function<std::string(settings&, const std::string&)>;
 
+/// When a running server takes a new value of a setting.
+enum class takes {
+  restart, ///< Read at start-up only: sizes a pool, opens a socket ...
+  reload,  ///< Applied on a reload (SIGHUP, `mailassay admin reload`).
+};
+
+/// One setting: where it lives, its check (the setter refuses a bad value
+/// with a reason), how it shows, and when a running server takes it. The
+/// same table serves the start-up, a reload and `mailassay config`.
 struct key_spec {
   std::string section;
   std::string key;
   std::string description;
   setter apply;
   std::function<std::string(const settings&)> show;
+  takes when = takes::restart;
 };
 
 std::string trim(std::string s) {
@@ -135,6 +145,13 @@ std::string check_database_url(const std::string& v) {
   return "expected sqlite:///absolute/path.db, sqlite://relative/path.db or "
          "postgresql://user:password@host:port/dbname, got \""
          + v + "\"";
+}
+
+// sockaddr_un holds 108 bytes with the terminating NUL.
+std::string check_socket_path(const std::string& v) {
+  if (v.size() > 107)
+    return "must be at most 107 characters (a Unix socket path)";
+  return {};
 }
 
 std::string check_level(const std::string& v) {
@@ -267,6 +284,12 @@ const std::vector<key_spec>& registry() {
      "until one closes); 0: the process's open-file limit less 256.",
      integer(MAILASSAY_FIELD(http.max_connections), 0, 1000000),
      MAILASSAY_SHOW(http.max_connections)},
+    {"control", "socket",
+     "Unix-domain socket (mode 0600) on which a running server answers "
+     "`mailassay admin reload`; the server's user or root may use it. "
+     "Empty: none.",
+     text(MAILASSAY_FIELD(control.socket), check_socket_path),
+     MAILASSAY_SHOW(control.socket)},
     {"database", "url",
      "sqlite:///absolute/path.db, sqlite://relative/path.db or "
      "postgresql://user:password@host:port/dbname.",
@@ -309,46 +332,56 @@ const std::vector<key_spec>& registry() {
      integer(MAILASSAY_FIELD(credits.signup_grant), 0, 1LL << 40),
      MAILASSAY_SHOW(credits.signup_grant)},
     {"log", "level", "trace, debug, info, warn, error or off.",
-     text(MAILASSAY_FIELD(log.level), check_level), MAILASSAY_SHOW(log.level)},
+     text(MAILASSAY_FIELD(log.level), check_level), MAILASSAY_SHOW(log.level),
+     takes::reload},
     {"limits", "ip_per_minute",
      "Validation requests per minute per client IP.",
      integer(MAILASSAY_FIELD(limits.ip_per_minute), 1, 1LL << 40),
-     MAILASSAY_SHOW(limits.ip_per_minute)},
+     MAILASSAY_SHOW(limits.ip_per_minute),
+     takes::reload},
     {"limits", "key_per_minute",
      "Default per-minute limit of new API keys (0: unlimited).",
      integer(MAILASSAY_FIELD(limits.key_per_minute), 0, 1LL << 40),
-     MAILASSAY_SHOW(limits.key_per_minute)},
+     MAILASSAY_SHOW(limits.key_per_minute),
+     takes::reload},
     {"limits", "key_per_hour",
      "Default per-hour limit of new API keys (0: unlimited).",
      integer(MAILASSAY_FIELD(limits.key_per_hour), 0, 1LL << 40),
-     MAILASSAY_SHOW(limits.key_per_hour)},
+     MAILASSAY_SHOW(limits.key_per_hour),
+     takes::reload},
     {"limits", "key_per_day",
      "Default per-day limit of new API keys (0: unlimited).",
      integer(MAILASSAY_FIELD(limits.key_per_day), 0, 1LL << 40),
-     MAILASSAY_SHOW(limits.key_per_day)},
+     MAILASSAY_SHOW(limits.key_per_day),
+     takes::reload},
     {"limits", "widget_device_per_minute",
      "Widget validations per minute per device id (0: unlimited).",
      integer(MAILASSAY_FIELD(limits.widget_device_per_minute), 0, 1LL << 40),
-     MAILASSAY_SHOW(limits.widget_device_per_minute)},
+     MAILASSAY_SHOW(limits.widget_device_per_minute),
+     takes::reload},
     {"limits", "widget_ip_per_minute",
      "Widget validations per minute per client IP (0: unlimited).",
      integer(MAILASSAY_FIELD(limits.widget_ip_per_minute), 0, 1LL << 40),
-     MAILASSAY_SHOW(limits.widget_ip_per_minute)},
+     MAILASSAY_SHOW(limits.widget_ip_per_minute),
+     takes::reload},
     {"limits", "login_ip_per_minute",
      "Login attempts per minute per client IP, right or wrong (0: "
      "unlimited); more get 429 with Retry-After.",
      integer(MAILASSAY_FIELD(limits.login_ip_per_minute), 0, 1LL << 40),
-     MAILASSAY_SHOW(limits.login_ip_per_minute)},
+     MAILASSAY_SHOW(limits.login_ip_per_minute),
+     takes::reload},
     {"limits", "login_account_per_hour",
      "Failed logins per hour per account email (0: unlimited); then every "
      "login to it gets 429 with Retry-After until the window refills.",
      integer(MAILASSAY_FIELD(limits.login_account_per_hour), 0, 1LL << 40),
-     MAILASSAY_SHOW(limits.login_account_per_hour)},
+     MAILASSAY_SHOW(limits.login_account_per_hour),
+     takes::reload},
     {"limits", "signup_ip_per_hour",
      "Sign-ups per hour per client IP (0: unlimited); more get 429 with "
      "Retry-After.",
      integer(MAILASSAY_FIELD(limits.signup_ip_per_hour), 0, 1LL << 40),
-     MAILASSAY_SHOW(limits.signup_ip_per_hour)},
+     MAILASSAY_SHOW(limits.signup_ip_per_hour),
+     takes::reload},
     {"limits", "enabled",
      "Benchmarks only: false turns off the rate limiter and usage recording "
      "(no 429, no key stats).",
@@ -472,7 +505,8 @@ const std::vector<key_spec>& registry() {
      "validations are arriving (0: no cap); without them it runs at full "
      "speed.",
      integer(MAILASSAY_FIELD(batch.rate_under_load), 0, 10000000),
-     MAILASSAY_SHOW(batch.rate_under_load)},
+     MAILASSAY_SHOW(batch.rate_under_load),
+     takes::reload},
     {"batch", "greylist_retry_ms",
      "Comma-separated waits before a greylisted address of an SMTP batch is "
      "probed again, ms; the others go on meanwhile.",
@@ -523,16 +557,19 @@ const std::vector<key_spec>& registry() {
     {"smtp", "max_sessions_per_host",
      "SMTP sessions open at once per MX host (0: unlimited).",
      integer(MAILASSAY_FIELD(smtp.max_sessions_per_host), 0, 10000),
-     MAILASSAY_SHOW(smtp.max_sessions_per_host)},
+     MAILASSAY_SHOW(smtp.max_sessions_per_host),
+     takes::reload},
     {"smtp", "connections_per_second_per_host",
      "New SMTP connections per second per MX host (0: unlimited).",
      integer(MAILASSAY_FIELD(smtp.connections_per_second_per_host), 0, 10000),
-     MAILASSAY_SHOW(smtp.connections_per_second_per_host)},
+     MAILASSAY_SHOW(smtp.connections_per_second_per_host),
+     takes::reload},
     {"smtp", "max_rcpts_per_session",
      "RCPT commands per SMTP session (catch-all probes included); a 452 "
      "from the server lowers it for that domain.",
      integer(MAILASSAY_FIELD(smtp.max_rcpts_per_session), 1, 1000),
-     MAILASSAY_SHOW(smtp.max_rcpts_per_session)},
+     MAILASSAY_SHOW(smtp.max_rcpts_per_session),
+     takes::reload},
     {"smtp", "share_sessions",
      "Concurrent validations of one domain share its SMTP sessions and "
      "identical addresses in flight are probed once (false: one probe and "
@@ -562,6 +599,17 @@ const std::vector<key_spec>& registry() {
     {"smtp", "io_threads", "Threads running the SMTP client's I/O.",
      integer(MAILASSAY_FIELD(smtp.io_threads), 1, 64),
      MAILASSAY_SHOW(smtp.io_threads)},
+    {"smtp", "host_metrics_idle_seconds",
+     "Seconds an MX host's /metrics series (sessions open, connections "
+     "opened, peak) stay after its last session ended; then they are "
+     "dropped until the host is used again.",
+     integer(MAILASSAY_FIELD(smtp.host_metrics_idle_seconds), 1, 86400),
+     MAILASSAY_SHOW(smtp.host_metrics_idle_seconds)},
+    {"smtp", "host_metrics_max_hosts",
+     "MX hosts with /metrics series at most; a new host takes the place of "
+     "the one idle the longest.",
+     integer(MAILASSAY_FIELD(smtp.host_metrics_max_hosts), 1, 100000),
+     MAILASSAY_SHOW(smtp.host_metrics_max_hosts)},
     {"webhooks", "allow_private_targets",
      "Comma-separated CIDRs webhook endpoints may point at besides public "
      "addresses (loopback, private, link-local ... are refused otherwise).",
@@ -654,24 +702,7 @@ const std::vector<key_spec>& registry() {
 // What a running server applies on a reload (app/reload.cpp); everything
 // else sizes a pool, opens a socket or a database, or is read once at start.
 bool reloadable(const key_spec& k) {
-  static const std::vector<std::string> live = {
-    "log.level",
-    "limits.ip_per_minute",
-    "limits.key_per_minute",
-    "limits.key_per_hour",
-    "limits.key_per_day",
-    "limits.widget_device_per_minute",
-    "limits.widget_ip_per_minute",
-    "limits.login_ip_per_minute",
-    "limits.login_account_per_hour",
-    "limits.signup_ip_per_hour",
-    "batch.rate_under_load",
-    "smtp.max_sessions_per_host",
-    "smtp.connections_per_second_per_host",
-    "smtp.max_rcpts_per_session",
-  };
-  return std::find(live.begin(), live.end(), k.section + "." + k.key)
-         != live.end();
+  return k.when == takes::reload;
 }
 
 std::string env_name(const key_spec& k) {
@@ -771,6 +802,23 @@ core::expected<settings> load(const std::optional<std::string>& path,
       return bad(name + " " + err);
   }
   return s;
+}
+
+std::optional<std::string> file_of(const std::optional<std::string>& given,
+                                   const environment& env) {
+  if (given)
+    return given;
+  if (auto i = env.find("MAILASSAY_CONFIG"); i != env.end())
+    return i->second;
+  return std::nullopt;
+}
+
+void apply_reloadable(settings& live, const settings& next) {
+  // Through each setting's own text form: the value `next` passed the
+  // same check, and live_int fields take it atomically.
+  for (auto& k : registry())
+    if (reloadable(k))
+      k.apply(live, k.show(next));
 }
 
 std::vector<key_doc> describe() {

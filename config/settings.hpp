@@ -196,6 +196,10 @@ struct smtp_settings {
   std::int64_t catch_all_ttl_seconds = 86400;
   std::string socks5_proxy; ///< "ip:port"; empty: direct.
   int io_threads = 1;
+  /// An MX host's /metrics series stay this long after its last session.
+  std::int64_t host_metrics_idle_seconds = 300;
+  /// MX hosts with /metrics series at most.
+  std::int64_t host_metrics_max_hosts = 1000;
 };
 
 /// `[webhooks]`: event deliveries to customers' endpoints (docs/webhooks.md).
@@ -226,6 +230,13 @@ struct webhooks_settings {
   std::int64_t rotation_grace_seconds = 86400;
 };
 
+/// `[control]`: the operator's channel to a running server.
+struct control_settings {
+  /// Unix-domain socket `mailassay admin reload` talks to (mode 0600);
+  /// empty: none.
+  std::string socket = "data/mailassay.sock";
+};
+
 /// All settings, loaded once at start-up and passed by section.
 struct settings {
   http_settings http;
@@ -242,6 +253,7 @@ struct settings {
   batch_settings batch;
   smtp_settings smtp;
   webhooks_settings webhooks;
+  control_settings control;
 };
 
 /// Environment variables as name -> value.
@@ -255,6 +267,16 @@ environment process_environment();
 /// -> errc::bad_request with a message naming the key and what is wrong.
 core::expected<settings> load(const std::optional<std::string>& path,
                               const environment& env);
+
+/// The configuration file a process reads: `given` (`--config`), else
+/// MAILASSAY_CONFIG of `env`, else none.
+std::optional<std::string> file_of(const std::optional<std::string>& given,
+                                   const environment& env);
+
+/// Copies into `live` every setting of `next` a running server applies on
+/// a reload (the `[reload]` ones of `mailassay config`); the others keep
+/// their values. `next` comes from `load`, so it passed the start-up checks.
+void apply_reloadable(settings& live, const settings& next);
 
 /// Describes one setting for documentation and `--help`.
 struct key_doc {

@@ -146,35 +146,21 @@ core::smtp::address_outcome unplanned(std::string address, std::string_view why,
 // -- sessions and host slots
 // ------------------------------------------------------
 
-/// Hosts the per-host counters keep; beyond it, hosts without an open
-/// session are dropped (their series start again when used again), so a
-/// process that meets many MX hosts keeps neither memory nor /metrics
-/// series for each one it ever met.
-constexpr std::size_t max_host_counters = 1000;
-
-void host_opened(scheduler_counters& c, const std::string& host) {
+void host_opened(scheduler_counters& c, const std::string& host, millis now) {
   ++c.sessions;
   std::lock_guard guard{c.host_mutex};
-  if (c.host_table.size() >= max_host_counters && !c.host_table.contains(host))
-    std::erase_if(c.host_table,
-                  [](const auto& kv) { return kv.second.open == 0; });
-  auto& h = c.host_table[host];
-  ++h.open;
-  ++h.opened;
-  h.peak = std::max(h.peak, h.open);
+  c.host_table.opened(host, now);
 }
 
 void host_closed(scheduler_counters& c, const std::string& host,
-                 std::size_t rcpts) {
+                 std::size_t rcpts, millis now) {
   std::size_t bucket = 0;
   while (bucket < rcpt_buckets.size() && rcpts > rcpt_buckets[bucket])
     ++bucket;
   ++c.rcpts[bucket];
   c.rcpts_sent += rcpts;
   std::lock_guard guard{c.host_mutex};
-  auto it = c.host_table.find(host);
-  if (it != c.host_table.end() && it->second.open > 0)
-    --it->second.open;
+  c.host_table.closed(host, now);
 }
 
 void start_session(self_ptr self, const std::string& key, route_state& rt,
@@ -184,7 +170,7 @@ void start_session(self_ptr self, const std::string& key, route_state& rt,
   auto id = ++st.next_session;
   rt.plan->opened(id, wish, now);
   st.sessions[id] = {key, target.host};
-  host_opened(*st.counters, target.host);
+  host_opened(*st.counters, target.host, now);
   session_spec spec;
   spec.id = id;
   spec.host = target.host;
@@ -562,7 +548,7 @@ scheduler_fn(self_ptr self, scheduler_config config,
         st.sessions.erase(s);
         auto now = now_ms(self);
         st.parts.slots->close(ref.host, now);
-        host_closed(*st.counters, ref.host, e.report.result.rcpt_sent);
+        host_closed(*st.counters, ref.host, e.report.result.rcpt_sent, now);
         auto r = st.routes.find(ref.route);
         if (r != st.routes.end() && r->second.plan) {
           r->second.plan->on_closed(e.session, e.report, now);
@@ -659,9 +645,15 @@ std::string_view to_string(answer_class c) {
   return "other";
 }
 
-std::map<std::string, host_counters> scheduler_counters::hosts() const {
+std::map<std::string, host_counters>
+scheduler_counters::hosts(std::chrono::milliseconds now) const {
   std::lock_guard guard{host_mutex};
-  return host_table;
+  return host_table.in_use(now);
+}
+
+std::uint64_t scheduler_counters::hosts_untracked() const {
+  std::lock_guard guard{host_mutex};
+  return host_table.untracked();
 }
 
 scheduler_config make_scheduler_config(const config::smtp_settings& s,
@@ -690,12 +682,20 @@ scheduler_config make_scheduler_config(const config::smtp_settings& s,
   c.catch_all_ttl = std::chrono::seconds{s.catch_all_ttl_seconds};
   c.socks5_proxy = s.socks5_proxy;
   c.io_threads = s.io_threads;
+  c.host_metrics_idle = std::chrono::seconds{s.host_metrics_idle_seconds};
+  c.host_metrics_max_hosts = static_cast<std::size_t>(
+      std::max<std::int64_t>(1, s.host_metrics_max_hosts));
   return c;
 }
 
 scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_config config,
                                 scheduler_parts parts,
                                 std::shared_ptr<scheduler_counters> counters) {
+  {
+    std::lock_guard guard{counters->host_mutex};
+    counters->host_table = core::smtp::host_series{
+        config.host_metrics_idle, config.host_metrics_max_hosts};
+  }
   auto policy = core::smtp::target_policy::parse(config.allow_private_targets);
   return sys.spawn(scheduler_fn, std::move(config),
                    policy ? std::move(*policy) : core::smtp::target_policy{},
@@ -749,6 +749,11 @@ scheduler::scheduler(caf::actor_system& sys,
 
 scheduler::~scheduler() {
   stop();
+}
+
+std::map<std::string, host_counters> scheduler::hosts_in_use() const {
+  return counters_->hosts(std::chrono::duration_cast<millis>(
+      sys_->clock().now().time_since_epoch()));
 }
 
 bool scheduler::reconfigure(const scheduler_politeness& p) {

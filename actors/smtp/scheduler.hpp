@@ -38,6 +38,7 @@
 #include "core/dns/route.hpp"
 #include "core/smtp/catch_all_cache.hpp"
 #include "core/smtp/host_limits.hpp"
+#include "core/smtp/host_series.hpp"
 #include "core/smtp/identity.hpp"
 #include "core/smtp/outcome.hpp"
 #include "core/smtp/session.hpp"
@@ -126,6 +127,11 @@ struct scheduler_config {
   std::chrono::milliseconds quit_timeout{2000};
   /// Longest life of one session.
   std::chrono::milliseconds max_session{600000};
+  /// How long an MX host's /metrics series stay after its last session
+  /// ended.
+  std::chrono::seconds host_metrics_idle{300};
+  /// MX hosts with /metrics series at most.
+  std::size_t host_metrics_max_hosts = 1000;
 };
 
 /// Builds the scheduler's settings from the `[smtp]` section. An empty
@@ -136,11 +142,7 @@ scheduler_config make_scheduler_config(const config::smtp_settings& settings,
                                        std::string_view hostname);
 
 /// Sessions to one MX host, for /metrics.
-struct host_counters {
-  std::uint64_t open = 0;   ///< Sessions open (or connecting) now.
-  std::uint64_t opened = 0; ///< Connections opened since start.
-  std::uint64_t peak = 0;   ///< Most sessions open at once.
-};
+using host_counters = core::smtp::host_counts;
 
 /// How an answer ended, for /metrics.
 enum class answer_class {
@@ -186,13 +188,20 @@ struct scheduler_counters {
   /// RCPT commands sent by every session that ended (the histogram's sum).
   std::atomic<std::uint64_t> rcpts_sent{0};
 
-  /// Returns the sessions per MX host (at most 1000 hosts are kept: beyond
-  /// that, hosts without an open session are forgotten).
-  std::map<std::string, host_counters> hosts() const;
+  /// Returns the sessions per MX host in use at `now` (the scheduler's
+  /// clock): with a session open, or used within
+  /// `scheduler_config::host_metrics_idle`; the others are dropped.
+  std::map<std::string, host_counters>
+  hosts(std::chrono::milliseconds now) const;
 
-  /// The per-host table (the scheduler writes it on each open and close).
+  /// MX hosts not counted because the table was full of hosts with
+  /// sessions open.
+  std::uint64_t hosts_untracked() const;
+
+  /// The per-host table (the scheduler writes it on each open and close;
+  /// `spawn_scheduler` sizes it from the config).
   mutable std::mutex host_mutex;
-  std::map<std::string, host_counters> host_table;
+  mutable core::smtp::host_series host_table{std::chrono::seconds{300}, 1000};
 };
 
 /// Looks up the addresses of an MX host name (answered as an implicit_mx
@@ -247,6 +256,10 @@ public:
 
   /// Returns the counters.
   const scheduler_counters& counters() const { return *counters_; }
+
+  /// Returns the sessions per MX host in use now (`scheduler_counters::hosts`
+  /// on the actor system's clock).
+  std::map<std::string, host_counters> hosts_in_use() const;
 
   /// Applies new per-host politeness (SIGHUP) and waits until the actor
   /// has it; returns false when it did not answer in 10 s. Call it from

@@ -1,10 +1,11 @@
 #include "config/settings.hpp"
 
 #include <doctest/doctest.h>
+
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <iterator>
+#include <map>
 #include <unistd.h>
 
 using namespace mailassay::config;
@@ -12,8 +13,8 @@ using namespace mailassay::config;
 namespace {
 
 std::string write_temp(const std::string& text) {
-  auto path = std::filesystem::temp_directory_path()
-              / ("mailassay-config-" + std::to_string(::getpid()) + ".toml");
+  auto path = std::filesystem::temp_directory_path() /
+              ("mailassay-config-" + std::to_string(::getpid()) + ".toml");
   std::ofstream(path) << text;
   return path.string();
 }
@@ -42,8 +43,8 @@ TEST_SUITE("config") {
     CHECK(s->http.address == "127.0.0.1");
     CHECK_FALSE(s->auth.signup_enabled);
     CHECK(s->credits.signup_grant == 7);
-    CHECK(s->http.trusted_proxies
-          == std::vector<std::string>{"10.0.0.1", "::1"});
+    CHECK(s->http.trusted_proxies ==
+          std::vector<std::string>{"10.0.0.1", "::1"});
   }
   TEST_CASE("bad values are refused with a message naming the key") {
     struct row {
@@ -74,8 +75,8 @@ TEST_SUITE("config") {
     CHECK(s.error_value().message.find(":2: http.port") != std::string::npos);
     auto unknown = load(write_temp("[http]\nfoo = 1\n"), {});
     REQUIRE_FALSE(unknown.has_value());
-    CHECK(unknown.error_value().message.find("unknown setting http.foo")
-          != std::string::npos);
+    CHECK(unknown.error_value().message.find("unknown setting http.foo") !=
+          std::string::npos);
     CHECK_FALSE(load(std::string{"/nonexistent/x.toml"}, {}).has_value());
   }
   TEST_CASE("what a reload applies: politeness, limits, log level, pacing; "
@@ -95,6 +96,8 @@ TEST_SUITE("config") {
     CHECK_FALSE(live.at("smtp.io_threads"));
     CHECK_FALSE(live.at("batch.max_jobs"));
     CHECK_FALSE(live.at("limits.enabled"));
+    CHECK_FALSE(live.at("control.socket"));
+    CHECK_FALSE(live.at("smtp.host_metrics_idle_seconds"));
   }
   TEST_CASE("changes lists what differs; values only for reloadable keys") {
     auto a = load(std::nullopt, {});
@@ -114,6 +117,35 @@ TEST_SUITE("config") {
     CHECK(c[1].before == "4");
     CHECK(c[1].after == "7");
     CHECK(changes(*a, *a).empty());
+  }
+  TEST_CASE("a reload copies exactly the reloadable settings") {
+    auto live = load(std::nullopt, {});
+    auto next =
+        load(std::nullopt, {{"MAILASSAY_LIMITS_IP_PER_MINUTE", "70"},
+                            {"MAILASSAY_LOG_LEVEL", "debug"},
+                            {"MAILASSAY_BATCH_RATE_UNDER_LOAD", "400"},
+                            {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "9"},
+                            {"MAILASSAY_ACTORS_STORAGE_WORKERS", "7"},
+                            {"MAILASSAY_LIMITS_ENABLED", "false"}});
+    REQUIRE(live.has_value());
+    REQUIRE(next.has_value());
+    apply_reloadable(*live, *next);
+    CHECK(live->limits.ip_per_minute.get() == 70);
+    CHECK(live->log.level == "debug");
+    CHECK(live->batch.rate_under_load.get() == 400);
+    CHECK(live->smtp.max_sessions_per_host == 9);
+    // Restart-only: kept.
+    CHECK(live->actors.storage_workers == 4);
+    CHECK(live->limits.enabled);
+    // What is left to differ is exactly what takes a restart.
+    for (auto& c : changes(*live, *next))
+      CHECK_MESSAGE(!c.reloadable, c.name);
+  }
+  TEST_CASE("the file comes from --config, else MAILASSAY_CONFIG") {
+    CHECK(file_of(std::string{"a.toml"}, {{"MAILASSAY_CONFIG", "b.toml"}}) ==
+          "a.toml");
+    CHECK(file_of(std::nullopt, {{"MAILASSAY_CONFIG", "b.toml"}}) == "b.toml");
+    CHECK_FALSE(file_of(std::nullopt, {}).has_value());
   }
   TEST_CASE("every key is documented with its variable") {
     for (auto& d : describe()) {

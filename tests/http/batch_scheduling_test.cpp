@@ -8,7 +8,9 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -62,6 +64,14 @@ std::vector<thread_info> threads_of(int pid) {
   return out;
 }
 
+// 2000 addresses of one domain: a single DNS lookup, the rest is CPU.
+std::string pacing_csv(const std::string& tag) {
+  std::string s = "email\n";
+  for (int i = 0; i < 2000; ++i)
+    s += tag + std::to_string(i) + "@smtp.test\n";
+  return s;
+}
+
 struct scheduling_env {
   dns_peer dns;
   smtp_peer mx;
@@ -99,6 +109,33 @@ struct scheduling_env {
     auto r = a->call("GET", "/v2/batch/" + id, key);
     REQUIRE_MESSAGE(r.status == 200, r.body);
     return json::parse(r.body);
+  }
+
+  // Runs a job of `pacing_csv(tag)` while real-time validations arrive all
+  // along; returns how many times the job was held back meanwhile.
+  double paced_waits_of_busy_job(const std::string& tag) {
+    auto paced = [&] { return a->metric("mailassay_batch_paced_waits"); };
+    std::atomic<bool> stop{false};
+    std::atomic<int> answered{0};
+    std::thread traffic{[&] {
+      while (!stop) {
+        auto r =
+            a->post("/v2/email/validate", {{"email", "ann@smtp.test"}}, key);
+        if (r.status == 200)
+          ++answered;
+      }
+    }};
+    // Wait until the traffic flows (a condition, not a time).
+    auto flowing = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (answered < 5 && std::chrono::steady_clock::now() < flowing)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    auto before = paced();
+    if (answered >= 5)
+      wait_completed(upload(pacing_csv(tag)));
+    stop = true;
+    traffic.join();
+    REQUIRE(answered >= 5);
+    return paced() - before;
   }
 
   json wait_completed(const std::string& id) {
@@ -242,13 +279,6 @@ TEST_SUITE("api.batch_scheduling") {
   TEST_CASE("a job slows to rate_under_load while real-time validations "
             "arrive, and runs at full speed otherwise") {
     scheduling_env env{{{"MAILASSAY_BATCH_RATE_UNDER_LOAD", "400"}}};
-    // One domain: a single DNS lookup, the rest is CPU.
-    auto csv = [](const std::string& tag) {
-      std::string s = "email\n";
-      for (int i = 0; i < 2000; ++i)
-        s += tag + std::to_string(i) + "@smtp.test\n";
-      return s;
-    };
     using clock = std::chrono::steady_clock;
     auto seconds = [](clock::duration d) {
       return std::chrono::duration<double>(d).count();
@@ -258,38 +288,60 @@ TEST_SUITE("api.batch_scheduling") {
     auto paced = [&] { return env.a->metric("mailassay_batch_paced_waits"); };
     // No real-time traffic: the job is never held back.
     auto paced_before_idle = paced();
-    env.wait_completed(env.upload(csv("idle")));
+    env.wait_completed(env.upload(pacing_csv("idle")));
     CHECK(paced() == paced_before_idle);
     // Validations arriving all along: at most 400 addresses/s (plus one
     // 10 ms bucket), so the job needs about 5 s, held back in 10 ms steps;
     // a loaded machine only makes it slower.
-    std::atomic<bool> stop{false};
-    std::atomic<int> answered{0};
-    std::thread traffic{[&] {
-      while (!stop) {
-        auto r = env.a->post("/v2/email/validate", {{"email", "ann@smtp.test"}},
-                             env.key);
-        if (r.status == 200)
-          ++answered;
-      }
-    }};
-    // Wait until the traffic flows (a condition, not a time).
-    auto flowing = clock::now() + std::chrono::seconds(60);
-    while (answered < 5 && clock::now() < flowing)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    REQUIRE(answered >= 5);
-    auto paced_before_busy = paced();
     auto t1 = clock::now();
-    env.wait_completed(env.upload(csv("busy")));
+    auto waits = env.paced_waits_of_busy_job("busy");
     auto busy = seconds(clock::now() - t1);
-    stop = true;
-    traffic.join();
     // The job was held back while the traffic flowed (none when idle). The
     // rate itself is checked with simulated time in
     // tests/core/batch/pace_test.cpp: here a loaded machine leaves gaps in
     // the traffic, during which the job rightly runs unpaced.
-    CHECK_MESSAGE(paced() - paced_before_busy >= 20, paced());
-    MESSAGE("busy job: " << busy << " s, " << paced() - paced_before_busy
-                         << " waits");
+    CHECK_MESSAGE(waits >= 20, waits);
+    MESSAGE("busy job: " << busy << " s, " << waits << " waits");
+  }
+}
+
+TEST_SUITE("api.batch_scheduling") {
+  TEST_CASE("SIGHUP with a new rate_under_load paces the next job; an "
+            "invalid one keeps the pace and the log says why") {
+    auto dir = temp_dir("reload-pace");
+    auto file = dir + "/mailassay.toml";
+    std::ofstream{file} << "[batch]\nrate_under_load = 0\n";
+    scheduling_env env{
+        {{"MAILASSAY_CONFIG", file}, {"MAILASSAY_LOG_LEVEL", "info"}}};
+    auto reload_logged = [&](const std::string& event, int nth) {
+      REQUIRE(::kill(env.srv->pid(), SIGHUP) == 0);
+      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      auto count = [&] {
+        auto log = env.srv->log();
+        int n = 0;
+        for (auto at = log.find(event); at != std::string::npos;
+             at = log.find(event, at + 1))
+          ++n;
+        return n;
+      };
+      while (count() < nth && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      REQUIRE_MESSAGE(count() >= nth, env.srv->log());
+    };
+    // No cap: never held back, however much real-time traffic arrives.
+    CHECK(env.paced_waits_of_busy_job("free") == 0);
+    std::ofstream{file, std::ios::trunc} << "[batch]\nrate_under_load = 400\n";
+    reload_logged("\"config_reloaded\"", 1);
+    CHECK(env.srv->log().find("batch.rate_under_load 0 -> 400") !=
+          std::string::npos);
+    auto waits = env.paced_waits_of_busy_job("paced");
+    CHECK_MESSAGE(waits >= 20, waits);
+    // Refused: the pace of 400/s stays.
+    std::ofstream{file, std::ios::trunc} << "[batch]\nrate_under_load = fast\n";
+    reload_logged("\"config_reload_refused\"", 1);
+    CHECK(env.srv->log().find("batch.rate_under_load expected an integer, "
+                              "got \\\"fast\\\"") != std::string::npos);
+    waits = env.paced_waits_of_busy_job("kept");
+    CHECK_MESSAGE(waits >= 20, waits);
   }
 }

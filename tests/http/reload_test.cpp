@@ -205,3 +205,165 @@ TEST_SUITE("api.reload") {
     CHECK(out.find("cannot connect") != std::string::npos);
   }
 }
+
+namespace {
+
+// A server whose log level and per-IP limit come from a configuration file
+// (no MAILASSAY_LOG_LEVEL in its environment: the file decides).
+struct file_env {
+  std::string dir = temp_dir("reload-file");
+  std::string file = dir + "/mailassay.toml";
+  std::unique_ptr<server_process> srv;
+  std::unique_ptr<api> a;
+  std::string key;
+
+  explicit file_env(const std::string& text) {
+    write(text);
+    srv = std::make_unique<server_process>(std::map<std::string, std::string>{
+        {"MAILASSAY_CONFIG", file},
+        {"MAILASSAY_LOG_LEVEL", unset_variable},
+        {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"}});
+    a = std::make_unique<api>(api{*srv});
+    auto jwt =
+        a->signup("F", unique_email("f"))["accessToken"].get<std::string>();
+    key = a->create_key(jwt)["key"].get<std::string>();
+  }
+
+  void write(const std::string& text) {
+    std::ofstream{file, std::ios::trunc} << text;
+  }
+
+  // Validates one address; returns its RateLimit-Limit header.
+  std::string validate() {
+    auto r = a->post("/v2/email/validate", {{"email", "ann@example.com"}}, key);
+    REQUIRE(r.status == 200);
+    return r.header("ratelimit-limit");
+  }
+
+  int count(const std::string& what) const {
+    auto log = srv->log();
+    int n = 0;
+    for (auto at = log.find(what); at != std::string::npos;
+         at = log.find(what, at + 1))
+      ++n;
+    return n;
+  }
+
+  // Waits until the log holds `what` at least `n` times.
+  void wait_log(const std::string& what, int n) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (count(what) < n && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    REQUIRE_MESSAGE(count(what) >= n, srv->log());
+  }
+
+  // `mailassay admin reload` with `args`; returns its exit code.
+  int admin_reload(std::vector<std::string> args, std::string& out,
+                   std::map<std::string, std::string> env = {}) {
+    args.insert(args.begin(), {"admin", "reload"});
+    return run_binary(args, std::move(env), out);
+  }
+
+  std::string socket() const { return srv->dir() + "/control.sock"; }
+};
+
+} // namespace
+
+TEST_SUITE("api.reload") {
+  TEST_CASE("SIGHUP with a new log level takes effect on the next request; "
+            "an invalid one keeps the old level and the log says why") {
+    file_env env{"[log]\nlevel = \"warn\"\n"};
+    env.validate();
+    // At warn, requests are not logged (info).
+    CHECK(env.count("\"http_request\"") == 0);
+    env.write("[log]\nlevel = \"info\"\n");
+    REQUIRE(::kill(env.srv->pid(), SIGHUP) == 0);
+    env.wait_log("\"config_reloaded\"", 1);
+    CHECK(env.count("log.level warn -> info") == 1);
+    env.validate();
+    env.wait_log("\"http_request\"", 1);
+    env.write("[log]\nlevel = \"loud\"\n");
+    REQUIRE(::kill(env.srv->pid(), SIGHUP) == 0);
+    env.wait_log("\"config_reload_refused\"", 1);
+    CHECK(env.count("log.level expected one of trace, debug, info, warn, "
+                    "error, off") == 1);
+    // Still info: the next request is logged too.
+    auto before = env.count("\"http_request\"");
+    env.validate();
+    env.wait_log("\"http_request\"", before + 1);
+  }
+}
+
+TEST_SUITE("app.admin_reload") {
+  TEST_CASE("mailassay admin reload applies a changed value at once and "
+            "prints it, and what needs a restart") {
+    file_env env{"[limits]\nip_per_minute = 50\n"};
+    CHECK(env.validate() == "50");
+    env.write("[limits]\nip_per_minute = 70\n[actors]\nstorage_workers = 7\n");
+    std::string out;
+    REQUIRE_MESSAGE(env.admin_reload({"--socket", env.socket()}, out) == 0,
+                    out);
+    CHECK(out.find("reloaded " + env.file) != std::string::npos);
+    CHECK(out.find("applied: limits.ip_per_minute 50 -> 70") !=
+          std::string::npos);
+    CHECK(
+        out.find("needs a restart (old value kept): actors.storage_workers") !=
+        std::string::npos);
+    // Applied before the command returned: the very next request has it.
+    CHECK(env.validate() == "70");
+    CHECK(env.a->metric("mailassay_pool_workers{pool=\"storage\"}") == 4);
+    // The socket named by the configuration, as an operator runs it.
+    REQUIRE(env.admin_reload(
+                {}, out, {{"MAILASSAY_CONTROL_SOCKET", env.socket()}}) == 0);
+    CHECK(out.find("applied: nothing changed") != std::string::npos);
+  }
+
+  TEST_CASE("mailassay admin reload with an invalid value keeps the old one, "
+            "says why and exits 1") {
+    file_env env{"[limits]\nip_per_minute = 50\n"};
+    env.write("[limits]\nip_per_minute = -3\n");
+    std::string out;
+    CHECK(env.admin_reload({"--socket", env.socket()}, out) == 1);
+    CHECK(out.find("refused:") != std::string::npos);
+    CHECK(out.find("limits.ip_per_minute must be between 1 and") !=
+          std::string::npos);
+    CHECK(out.find("every setting kept as it was") != std::string::npos);
+    env.wait_log("\"config_reload_refused\"", 1);
+    CHECK(env.validate() == "50");
+  }
+
+  TEST_CASE("mailassay admin reload without a server says so and exits 1") {
+    auto dir = temp_dir("reload-none");
+    std::string out;
+    CHECK(run_binary({"admin", "reload", "--socket", dir + "/none.sock"}, {},
+                     out) == 1);
+    CHECK(out.find("nothing answers on " + dir + "/none.sock") !=
+          std::string::npos);
+    CHECK(run_binary({"admin", "reload"}, {{"MAILASSAY_CONTROL_SOCKET", ""}},
+                     out) == 2);
+    CHECK(out.find("no control socket") != std::string::npos);
+  }
+}
+
+TEST_SUITE("app.config") {
+  TEST_CASE("mailassay config marks pool sizes [restart] and what a reload "
+            "applies [reload]") {
+    std::string out;
+    REQUIRE(run_binary({"config"}, {}, out) == 0);
+    for (auto pool :
+         {"MAILASSAY_HTTP_IO_THREADS=1\t# [restart]",
+          "MAILASSAY_ACTORS_SCHEDULER_THREADS=2\t# [restart]",
+          "MAILASSAY_ACTORS_STORAGE_WORKERS=4\t# [restart]",
+          "MAILASSAY_VALIDATION_WORKERS=2\t# [restart]",
+          "MAILASSAY_BATCH_CONCURRENCY=64\t# [restart]",
+          "MAILASSAY_BATCH_MAX_JOBS=2\t# [restart]",
+          "MAILASSAY_SMTP_IO_THREADS=1\t# [restart]",
+          "MAILASSAY_DNS_MAX_INFLIGHT=256\t# [restart]"})
+      CHECK_MESSAGE(out.find(pool) != std::string::npos, pool);
+    for (auto live : {"MAILASSAY_LOG_LEVEL=info\t# [reload]",
+                      "MAILASSAY_BATCH_RATE_UNDER_LOAD=10000\t# [reload]",
+                      "MAILASSAY_LIMITS_IP_PER_MINUTE=100\t# [reload]",
+                      "MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST=4\t# [reload]"})
+      CHECK_MESSAGE(out.find(live) != std::string::npos, live);
+  }
+}

@@ -390,6 +390,53 @@ TEST_SUITE("api.smtp") {
     CHECK(delta("mailassay_smtp_rcpts_per_session_sum") >= 14);
   }
 
+  TEST_CASE("per-host series exist only for hosts in use: kept while a "
+            "session is open, dropped once idle past the window, at most "
+            "max_hosts") {
+    smtp_env env{{{"MAILASSAY_SMTP_HOST_METRICS_IDLE_SECONDS", "1"},
+                  {"MAILASSAY_SMTP_HOST_METRICS_MAX_HOSTS", "1"}}};
+    mailassay::tests::peers::smtp_peer_options o;
+    o.address = "127.0.0.31";
+    o.port = env.mx.port();
+    o.greeting = mailassay::tests::peers::smtp_greeting::tarpit;
+    smtp_peer tarpit{o};
+    const std::string held =
+        "mailassay_smtp_host_sessions_open{host=\"mx.tarpit.test\"}";
+    auto metrics = [&] { return env.a->call("GET", "/metrics").body; };
+    auto wait_until = [&](auto done) {
+      auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (!done() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      return done();
+    };
+    // A session the tarpit holds (it never greets) for the request's budget.
+    std::atomic<bool> answered{false};
+    std::thread slow{[&] {
+      env.validate("ann@tarpit.test", 8000);
+      answered = true;
+    }};
+    struct joiner {
+      std::thread& t;
+      ~joiner() { t.join(); }
+    } join_slow{slow};
+    REQUIRE(wait_until(
+        [&] { return metrics().find(held + " 1\n") != std::string::npos; }));
+    // The only place is held by a host with a session open: another host
+    // in use meanwhile is left out, and counted as such.
+    REQUIRE(env.validate("ann1@smtp.test").status == 200);
+    auto text = metrics();
+    CHECK(text.find("host=\"mx.peer.test\"") == std::string::npos);
+    CHECK(env.a->metric("mailassay_smtp_hosts_untracked") >= 1);
+    CHECK_FALSE(answered.load()); // the tarpit's session was open throughout
+    CHECK(text.find(held + " 1\n") != std::string::npos);
+    REQUIRE(wait_until([&] { return answered.load(); }));
+    // Closed, then idle past the window (1 s): its series go.
+    CHECK(wait_until([&] {
+      return metrics().find("host=\"mx.tarpit.test\"") == std::string::npos;
+    }));
+  }
+
   TEST_CASE("1000 concurrent SMTP validations never spend more credits than "
             "the organization holds") {
     // The figures: 1000 validations at once at one domain, 500

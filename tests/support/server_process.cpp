@@ -1,23 +1,22 @@
 #include "tests/support/server_process.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "tests/support/http_client.hpp"
 
+#include <arpa/inet.h>
 #include <chrono>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <netinet/in.h>
 #include <random>
+#include <signal.h>
 #include <sstream>
 #include <stdexcept>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <thread>
-
-#include "tests/support/http_client.hpp"
+#include <unistd.h>
 
 namespace mailassay::testing {
 
@@ -37,7 +36,10 @@ pid_t spawn(const std::vector<std::string>& args,
   if (pid != 0)
     return pid;
   for (auto& [k, v] : env)
-    ::setenv(k.c_str(), v.c_str(), 1);
+    if (v == unset_variable)
+      ::unsetenv(k.c_str());
+    else
+      ::setenv(k.c_str(), v.c_str(), 1);
   auto fd = ::open(output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   ::dup2(fd, 1);
   ::dup2(fd, 2);
@@ -81,9 +83,9 @@ int free_port() {
 
 std::string temp_dir(const std::string& tag) {
   static std::mt19937_64 rng{std::random_device{}()};
-  auto dir = std::filesystem::temp_directory_path()
-             / ("mailassay-" + tag + "-" + std::to_string(::getpid()) + "-"
-                + std::to_string(rng() % 1000000000));
+  auto dir = std::filesystem::temp_directory_path() /
+             ("mailassay-" + tag + "-" + std::to_string(::getpid()) + "-" +
+              std::to_string(rng() % 1000000000));
   std::filesystem::create_directories(dir);
   return dir.string();
 }
@@ -94,6 +96,7 @@ server_process::server_process(std::map<std::string, std::string> env,
   env.emplace("MAILASSAY_HTTP_ADDRESS", "127.0.0.1");
   env.emplace("MAILASSAY_AUTH_JWT_SECRET_FILE", dir_ + "/jwt.secret");
   env.emplace("MAILASSAY_WEBHOOKS_SECRET_KEY_FILE", dir_ + "/webhooks.key");
+  env.emplace("MAILASSAY_CONTROL_SOCKET", dir_ + "/control.sock");
   if (auto* url = std::getenv("MAILASSAY_TEST_HTTP_DB_URL"))
     env.emplace("MAILASSAY_DATABASE_URL", url);
   else

@@ -1,9 +1,8 @@
 #pragma once
 
-#include <sys/types.h>
-
 #include <map>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace mailassay::testing {
@@ -13,6 +12,11 @@ int free_port();
 
 /// Returns a fresh empty directory under the system's temp directory.
 std::string temp_dir(const std::string& tag);
+
+/// An environment value given to `server_process` or `run_binary` that
+/// leaves the variable unset (e.g. MAILASSAY_LOG_LEVEL, so that a
+/// configuration file decides it).
+inline constexpr const char* unset_variable = "\x7f(unset)";
 
 /// The real `mailassay` binary (from MAILASSAY_BINARY) running `serve` on a
 /// free port with a fresh SQLite database (or MAILASSAY_TEST_HTTP_DB_URL),

@@ -232,7 +232,7 @@ core::validation::verdict decide(const std::string& email,
 }
 
 std::uint64_t opened(const fixture& fx, const std::string& host) {
-  auto hosts = fx.p->counters().hosts();
+  auto hosts = fx.p->hosts_in_use();
   auto it = hosts.find(host);
   return it == hosts.end() ? 0 : it->second.opened;
 }
@@ -703,7 +703,7 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     }
     CHECK(peer.connections() == 6);
     CHECK(peer.peak_dialogues() == 2);
-    CHECK(fx.p->counters().hosts()["mx.busy.test"].peak == 2);
+    CHECK(fx.p->hosts_in_use()["mx.busy.test"].peak == 2);
   }
 
   TEST_CASE("spaces new connections per host by the configured rate") {

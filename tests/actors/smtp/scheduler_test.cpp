@@ -81,6 +81,13 @@ struct fixture {
     sched->run();
   }
 
+  // The per-host counters at the test clock's time.
+  std::map<std::string, actors::smtp::host_counters> host_table() const {
+    return counters->hosts(
+        std::chrono::duration_cast<std::chrono::milliseconds>(
+            sys->clock().now().time_since_epoch()));
+  }
+
   static scheduler_config config() {
     scheduler_config c;
     c.identity = {"probe.mailassay.io", "verify@mailassay.io"};
@@ -235,7 +242,7 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK(fx.counters->joined == 1);
     CHECK(fx.counters->requests == 3);
     CHECK(fx.counters->in_flight == 0);
-    auto hosts = fx.counters->hosts();
+    auto hosts = fx.host_table();
     CHECK(hosts["mx.d.test"].opened == 1);
     CHECK(hosts["mx.d.test"].open == 0);
     CHECK(fx.counters->rcpts[1] == 1); // 2 RCPTs: the "<= 2" bucket
@@ -253,7 +260,7 @@ TEST_SUITE("actors.smtp.scheduler") {
     for (int i = 0; i < 12; ++i)
       got.push_back(fx.ask(user(i)));
     CHECK(fx.runner->opened.size() == 2);
-    auto hosts = fx.counters->hosts();
+    auto hosts = fx.host_table();
     CHECK(hosts["mx.d.test"].peak == 2);
     // Each session takes two addresses, then ends; a waiting session opens
     // for each slot that frees.
@@ -277,7 +284,7 @@ TEST_SUITE("actors.smtp.scheduler") {
       done += g->has_value() ? 1 : 0;
     CHECK(done == 12);
     CHECK(fx.runner->opened.size() == 6);
-    hosts = fx.counters->hosts();
+    hosts = fx.host_table();
     CHECK(hosts["mx.d.test"].peak == 2);
     CHECK(hosts["mx.d.test"].opened == 6);
   }
@@ -324,7 +331,7 @@ TEST_SUITE("actors.smtp.scheduler") {
     raise(3);
     CHECK(applied);
     CHECK(fx.runner->opened.size() == 3);
-    CHECK(fx.counters->hosts()["mx.d.test"].open == 3);
+    CHECK(fx.host_table()["mx.d.test"].open == 3);
     // Lowered to 1: nobody is cut off, and no new session opens while
     // more than one is open.
     raise(1);
@@ -349,7 +356,7 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK(fx.runner->opened.size() == 3); // one still open: the limit
     run_session(fx.runner->opened[2].id);
     CHECK(fx.runner->opened.size() == 4); // none open: one more
-    CHECK(fx.counters->hosts()["mx.d.test"].open == 1);
+    CHECK(fx.host_table()["mx.d.test"].open == 1);
   }
 
   TEST_CASE("a caller's deadline ends its wait; a tarpit never holds up "
@@ -572,28 +579,46 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK(fx.counters->catch_all_probes == 1);
   }
 
-  TEST_CASE("the per-host counters keep at most 1000 hosts") {
+  TEST_CASE("the per-host counters keep at most the configured hosts, never "
+            "dropping one with a session open") {
     fixture fx;
     auto c = fixture::config();
     c.allow_private_targets = {"10.0.0.0/8"};
+    c.host_metrics_max_hosts = 100;
     fx.start(c);
     // MX hosts given as IP literals: no lookup.
-    for (int i = 0; i < 1100; ++i) {
-      std::string ip = "10.0.";
-      ip.append(std::to_string(i / 250))
-          .append(".")
-          .append(std::to_string(i % 250 + 1));
+    for (int i = 0; i < 110; ++i) {
+      std::string ip = "10.0.0.";
+      ip.append(std::to_string(i + 1));
       std::string domain = "h";
       domain.append(std::to_string(i)).append(".test");
       fx.ask(user(i, domain), 5000ms, {ip});
       fx.ended(fx.runner->opened.back().id, refused());
-      CHECK(fx.counters->hosts().size() <= 1000);
+      CHECK(fx.host_table().size() <= 100);
     }
-    CHECK(fx.runner->opened.size() == 1100);
+    CHECK(fx.runner->opened.size() == 110);
     // A host with an open session is never forgotten.
     fx.ask("ann@open.test", 5000ms, {"10.9.9.9"});
-    auto hosts = fx.counters->hosts();
+    auto hosts = fx.host_table();
     CHECK(hosts["10.9.9.9"].open == 1);
+  }
+
+  TEST_CASE("a host's counters go once it has been idle for the window") {
+    fixture fx;
+    auto c = fixture::config();
+    c.host_metrics_idle = 2s;
+    fx.start(c);
+    fx.ask("ann@d.test");
+    auto id = fx.runner->opened.at(0).id;
+    CHECK(fx.host_table().at("mx.d.test").open == 1);
+    fx.advance(5s); // open: kept however long
+    CHECK(fx.host_table().count("mx.d.test") == 1);
+    fx.ended(id, refused());
+    CHECK(fx.host_table().at("mx.d.test").opened == 1);
+    fx.advance(1s);
+    CHECK(fx.host_table().count("mx.d.test") == 1);
+    fx.advance(1500ms);
+    CHECK(fx.host_table().count("mx.d.test") == 0);
   }
 
   TEST_CASE("stop answers every caller") {
