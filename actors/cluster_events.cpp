@@ -1,6 +1,6 @@
 #include "actors/cluster_events.hpp"
 
-#include "actors/log.hpp"
+#include "log/log.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -153,14 +153,14 @@ cluster_events::cluster_events(asio::io_context& ioctx, std::string conninfo,
         apply_resubscribed(*shared_sinks, *counters);
         if (shared_sinks->echo)
           shared_sinks->echo->set_listening(true);
-        log_event(first ? log_level::info : log_level::warn,
-                  first ? "cluster_listening" : "cluster_listening_again",
-                  {{"flushed", "key_cache"}});
+        log::event(first ? log::level::info : log::level::warn,
+                   first ? "cluster_listening" : "cluster_listening_again",
+                   {{"flushed", "key_cache"}});
       },
       [shared_sinks](const std::string& why) {
         if (shared_sinks->echo)
           shared_sinks->echo->set_listening(false);
-        log_event(log_level::warn, "cluster_listener_down", {{"error", why}});
+        log::event(log::level::warn, "cluster_listener_down", {{"error", why}});
       });
   std::lock_guard guard{slot->mtx};
   slot->listener = listener_;

@@ -1,7 +1,7 @@
 #include "actors/storage_pool.hpp"
 
-#include "actors/log.hpp"
-#include "actors/thread_priority.hpp"
+#include "log/log.hpp"
+#include "os/thread_priority.hpp"
 
 #include <caf/all.hpp>
 
@@ -34,7 +34,7 @@ caf::behavior storage_worker(caf::stateful_actor<worker_state>* self,
           // Here, not at spawn: this runs on the worker's own thread.
           self->state.thread_set = true;
           if (sh->lane.nice > 0)
-            lower_thread_priority(sh->lane.nice, sh->lane.thread_name);
+            os::lower_thread_priority(sh->lane.nice, sh->lane.thread_name);
         }
         job_context ctx;
         ctx.cfg = &sh->cfg;
@@ -54,8 +54,8 @@ caf::behavior storage_worker(caf::stateful_actor<worker_state>* self,
         try {
           job.run(ctx);
         } catch (const std::exception& e) {
-          log_event(log_level::error, "storage_job_failed",
-                    {{"error", e.what()}});
+          log::event(log::level::error, "storage_job_failed",
+                     {{"error", e.what()}});
         }
         // Done before not busy: a reader that sees the pool idle also sees
         // every finished job counted.

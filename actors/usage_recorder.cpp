@@ -1,9 +1,9 @@
 #include "actors/usage_recorder.hpp"
 
-#include "actors/log.hpp"
 #include "actors/storage_pool.hpp"
 #include "core/base/ascii.hpp"
 #include "core/usage/accumulator.hpp"
+#include "log/log.hpp"
 #include "security/digest.hpp"
 
 #include <caf/all.hpp>
@@ -175,7 +175,7 @@ void start_flush(recorder_ptr self) {
     st.sink(std::move(out), std::move(done));
   } catch (const std::exception& e) {
     // `done` was destroyed unreported: the flight fails and is retried.
-    log_event(log_level::error, "usage_sink_failed", {{"error", e.what()}});
+    log::event(log::level::error, "usage_sink_failed", {{"error", e.what()}});
   }
 }
 
@@ -240,9 +240,9 @@ usage_recorder_fn(recorder_ptr self, usage_sink sink,
         } else {
           ++st.gauges->failed_flushes;
           st.acc.merge(done.batch);
-          log_event(log_level::warn, "usage_flush_failed",
-                    {{"increments", std::to_string(done.batch.size())},
-                     {"pending", std::to_string(st.acc.pending())}});
+          log::event(log::level::warn, "usage_flush_failed",
+                     {{"increments", std::to_string(done.batch.size())},
+                      {"pending", std::to_string(st.acc.pending())}});
         }
         answer(st.waiting_current, ok);
         if (!st.waiting_next.empty()) {
@@ -271,16 +271,16 @@ usage_recorder_fn(recorder_ptr self, usage_sink sink,
 // Runs on a storage worker: the whole batch in one transaction.
 bool write_usage(job_context& ctx, const usage_batch& batch) {
   if (ctx.db == nullptr) {
-    log_event(log_level::warn, "usage_write_failed",
-              {{"error", ctx.open_error.message}});
+    log::event(log::level::warn, "usage_write_failed",
+               {{"error", ctx.open_error.message}});
     return false;
   }
   auto r = ctx.db->add_usage(batch);
   if (r)
     return true;
   if (r.error_value().code != core::errc::not_found) {
-    log_event(log_level::warn, "usage_write_failed",
-              {{"error", r.error_value().message}});
+    log::event(log::level::warn, "usage_write_failed",
+               {{"error", r.error_value().message}});
     return false;
   }
   // A key was deleted since its requests were counted: find the keys that
@@ -298,19 +298,19 @@ bool write_usage(job_context& ctx, const usage_batch& batch) {
       continue;
     }
     if (!key) {
-      log_event(log_level::warn, "usage_write_failed",
-                {{"error", key.error_value().message}});
+      log::event(log::level::warn, "usage_write_failed",
+                 {{"error", key.error_value().message}});
       return false;
     }
     kept.push_back(inc);
   }
   for (const auto& k : gone)
-    log_event(log_level::info, "usage_dropped_deleted_key",
-              {{"key_id", k.second}});
+    log::event(log::level::info, "usage_dropped_deleted_key",
+               {{"key_id", k.second}});
   auto again = ctx.db->add_usage(kept);
   if (!again)
-    log_event(log_level::warn, "usage_write_failed",
-              {{"error", again.error_value().message}});
+    log::event(log::level::warn, "usage_write_failed",
+               {{"error", again.error_value().message}});
   return again.has_value();
 }
 
@@ -395,8 +395,8 @@ bool usage_recorder::flush_and_stop() {
     self->request(actor_, cfg_.stop_timeout, usage_flush_atom_v)
         .receive([&](bool stored) { ok = stored; },
                  [&](const caf::error& err) {
-                   log_event(log_level::error, "usage_stop_flush_failed",
-                             {{"error", sys_.render(err)}});
+                   log::event(log::level::error, "usage_stop_flush_failed",
+                              {{"error", sys_.render(err)}});
                  });
   }
   caf::anon_send_exit(actor_, caf::exit_reason::user_shutdown);

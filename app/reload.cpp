@@ -2,7 +2,7 @@
 // again, checked as at start-up, and what may change in a running server is
 // applied; the rest is named in the log as taking a restart.
 #include "actors/batch/runner.hpp"
-#include "actors/log.hpp"
+#include "log/log.hpp"
 #include "actors/rate_limiter.hpp"
 #include "actors/smtp/scheduler.hpp"
 #include "app/app.hpp"
@@ -31,7 +31,7 @@ reload_report reload(const std::optional<std::string>& file,
     // Checked like at start-up; one bad value and nothing changes.
     r.refused = true;
     r.why = next.error_value().message;
-    actors::log_event(actors::log_level::warn, "config_reload_refused",
+    log::event(log::level::warn, "config_reload_refused",
                       {{"why", r.why}, {"kept", "every setting as it was"}});
     return r;
   }
@@ -63,18 +63,18 @@ reload_report reload(const std::optional<std::string>& file,
         static_cast<std::size_t>(std::max(1, cur.smtp.max_rcpts_per_session));
     if (!t.scheduler->reconfigure(p)) {
       r.failure = "the SMTP scheduler did not answer in 10 s";
-      actors::log_event(actors::log_level::error, "config_reload_failed",
+      log::event(log::level::error, "config_reload_failed",
                         {{"why", r.failure}});
     }
   }
   if (level)
-    actors::init_logging(cur.log.level);
-  actors::log_event(
-      actors::log_level::info, "config_reloaded",
+    log::init(cur.log.level);
+  log::event(
+      log::level::info, "config_reloaded",
       {{"applied", r.applied.empty() ? "nothing changed" : joined(r.applied)},
        {"config", r.config}});
   if (!r.restart.empty())
-    actors::log_event(actors::log_level::warn, "config_needs_restart",
+    log::event(log::level::warn, "config_needs_restart",
                       {{"settings", joined(r.restart)},
                        {"why", "these settings are read at start-up only; "
                                "the old values stay until a restart"}});

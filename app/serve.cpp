@@ -3,7 +3,7 @@
 #include "actors/cluster_events.hpp"
 #include "actors/credits/ledger.hpp"
 #include "actors/key_cache.hpp"
-#include "actors/log.hpp"
+#include "log/log.hpp"
 #include "actors/shared_catch_all.hpp"
 #include "actors/shared_host_slots.hpp"
 #include "actors/shared_limiter.hpp"
@@ -84,7 +84,7 @@ control_socket(const std::string& path,
                to_text(r);
       });
   if (!made) {
-    actors::log_event(actors::log_level::warn, "control_socket_unavailable",
+    log::event(log::level::warn, "control_socket_unavailable",
                       {{"path", path},
                        {"why", made.error_value().message},
                        {"effect", "mailassay admin reload cannot reach this "
@@ -395,7 +395,7 @@ smtp_scheduler_or_exit(const config::settings& cfg, caf::actor_system& sys,
                                       std::move(catch_all), std::move(slots));
   if (!made) {
     if (cfg.smtp.helo.empty() && cfg.smtp.mail_from.empty()) {
-      actors::log_event(actors::log_level::warn, "smtp_disabled",
+      log::event(log::level::warn, "smtp_disabled",
                         {{"why", made.error_value().message}});
       return nullptr;
     }
@@ -490,7 +490,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   cfg.webhooks.secret_key = webhook_key_or_exit(cfg);
   limit_malloc_arenas();
   auto signals = block_signals();
-  actors::init_logging(cfg.log.level);
+  log::init(cfg.log.level);
   if (!security::init_crypto()) {
     std::cerr << "mailassay: cannot initialise libsodium\n";
     return 1;
@@ -546,10 +546,10 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
     redis = net::redis_client::start(
         cluster_io.context(), ro, [where](bool up, const std::string& why) {
           if (up)
-            actors::log_event(actors::log_level::info, "redis_up",
+            log::event(log::level::info, "redis_up",
                               {{"redis", where}});
           else
-            actors::log_event(actors::log_level::warn, "redis_down",
+            log::event(log::level::warn, "redis_down",
                               {{"redis", where},
                                {"error", why},
                                {"limits", "local_fallback"}});
@@ -741,7 +741,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
       batch_storage.stop();
       return 1;
     }
-    actors::log_event(actors::log_level::info, "started",
+    log::event(log::level::info, "started",
                       {{"address", cfg.http.address},
                        {"port", std::to_string(cfg.http.port)},
                        {"version", MAILASSAY_VERSION}});
@@ -757,7 +757,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
     auto sig = wait_for_signal(signals);
     for (; sig == SIGHUP; sig = wait_for_signal(signals))
       reload_now();
-    actors::log_event(actors::log_level::info, "stopping",
+    log::event(log::level::info, "stopping",
                       {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
     if (control)
       control->stop();
@@ -790,7 +790,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   webhook_storage.stop();
   pool.stop();
   sys.await_all_actors_done();
-  actors::log_event(actors::log_level::info, "stopped", {});
+  log::event(log::level::info, "stopped", {});
   return 0;
 }
 

@@ -1,9 +1,9 @@
-#include "actors/log.hpp"
 #include "http/deadline_list.hpp"
 #include "http/exchange.hpp"
 #include "http/exchange_impl.hpp"
 #include "http/metrics.hpp"
 #include "http/response_writer.hpp"
+#include "log/log.hpp"
 
 namespace mailassay::http {
 
@@ -51,10 +51,10 @@ void body_stream::abort(const core::error& e) {
     return;
   auto& s = p.ex->state();
   // A client that went away is not the server's fault.
-  auto level = e.code == core::errc::internal ? actors::log_level::error
-                                              : actors::log_level::warn;
-  actors::log_event(level, "stream_aborted",
-                    {{"request_id", s.id}, {"error", e.message}});
+  auto level =
+      e.code == core::errc::internal ? log::level::error : log::level::warn;
+  log::event(level, "stream_aborted",
+             {{"request_id", s.id}, {"error", e.message}});
   auto elapsed = count_answer(s, p.status);
   if (s.stats)
     s.stats->stream_aborted();

@@ -1,10 +1,10 @@
 #include "http/exchange.hpp"
 
-#include "actors/log.hpp"
 #include "http/codec/error.hpp"
 #include "http/errors.hpp"
 #include "http/exchange_impl.hpp"
 #include "http/response_writer.hpp"
+#include "log/log.hpp"
 
 namespace mailassay::http {
 
@@ -96,8 +96,8 @@ void exchange::fail(const core::error& e) {
       e.code == core::errc::widget_rate_limited)
     r.headers.emplace_back("Retry-After", std::to_string(e.retry_after));
   if (e.code == core::errc::internal)
-    actors::log_event(actors::log_level::error, "internal_error",
-                      {{"request_id", impl_->id}, {"error", e.message}});
+    log::event(log::level::error, "internal_error",
+               {{"request_id", impl_->id}, {"error", e.message}});
   respond(std::move(r));
 }
 

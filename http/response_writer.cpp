@@ -1,10 +1,10 @@
 #include "http/response_writer.hpp"
 
-#include "actors/log.hpp"
 #include "http/deadline_list.hpp"
 #include "http/metrics.hpp"
 #include "http/text_cursor.hpp"
 #include "http/text_pool.hpp"
+#include "log/log.hpp"
 
 #include <array>
 #include <charconv>
@@ -125,17 +125,16 @@ double count_answer(exchange::impl& s, int status) {
 
 // Logs the answer and lets go of the request.
 void close_answer(exchange::impl& s, int status, double elapsed) {
-  auto level =
-      status >= 500 ? actors::log_level::error : actors::log_level::info;
+  auto level = status >= 500 ? log::level::error : log::level::info;
   // The fields cost more than the request at `warn`: build them only when
   // the line is written.
-  if (actors::log_enabled(level))
-    actors::log_event(level, "http_request",
-                      {{"request_id", s.id},
-                       {"method", std::string{s.view.method}},
-                       {"route", std::string{s.route}},
-                       {"status", std::to_string(status)},
-                       {"duration_ms", std::to_string(elapsed * 1000.0)}});
+  if (log::enabled(level))
+    log::event(level, "http_request",
+               {{"request_id", s.id},
+                {"method", std::string{s.view.method}},
+                {"route", std::string{s.route}},
+                {"status", std::to_string(status)},
+                {"duration_ms", std::to_string(elapsed * 1000.0)}});
   if (s.in_flight)
     s.in_flight->fetch_sub(1);
 }

@@ -1,6 +1,5 @@
 #include "http/server.hpp"
 
-#include "actors/log.hpp"
 #include "core/base/ascii.hpp"
 #include "http/admission.hpp"
 #include "http/codec/error.hpp"
@@ -12,6 +11,7 @@
 #include "http/rate_limit.hpp"
 #include "http/router.hpp"
 #include "http/services.hpp"
+#include "log/log.hpp"
 #include "security/random.hpp"
 
 #include <algorithm>

@@ -2,11 +2,11 @@
 
 #include "actors/batch/messages.hpp"
 #include "actors/batch/result_row.hpp"
-#include "actors/log.hpp"
-#include "actors/thread_priority.hpp"
 #include "core/base/ascii.hpp"
 #include "core/batch/pace.hpp"
 #include "core/validation/smtp_stage.hpp"
+#include "log/log.hpp"
+#include "os/thread_priority.hpp"
 
 #include <caf/all.hpp>
 
@@ -109,8 +109,8 @@ void quit_after_release(supervisor* self) {
 void stop(supervisor* self, const char* why) {
   auto& st = self->state;
   if (!st.stopping)
-    log_event(log_level::info, "batch_stopped",
-              {{"job_id", st.current.id}, {"why", why}});
+    log::event(log::level::info, "batch_stopped",
+               {{"job_id", st.current.id}, {"why", why}});
   st.stopping = true;
   st.queue.clear();
   // Parked addresses stay pending in storage: whoever resumes the job
@@ -142,13 +142,13 @@ void maybe_finish(supervisor* self) {
       [self](core::expected<job>& r) {
         auto& st = self->state;
         if (r) {
-          log_event(log_level::info, "batch_completed",
-                    {{"job_id", r->id},
-                     {"items", std::to_string(r->items())},
-                     {"credits_used", std::to_string(r->credits_used)}});
+          log::event(log::level::info, "batch_completed",
+                     {{"job_id", r->id},
+                      {"items", std::to_string(r->items())},
+                      {"credits_used", std::to_string(r->credits_used)}});
         } else {
-          log_event(
-              log_level::warn, "batch_finish_failed",
+          log::event(
+              log::level::warn, "batch_finish_failed",
               {{"job_id", st.current.id}, {"error", r.error_value().message}});
           if (r.error_value().code != core::errc::conflict) {
             // Storage hiccup: try again on the next tick.
@@ -197,8 +197,8 @@ void checkpoint(supervisor* self) {
           return stop(self, "cancelled_or_lease_lost");
         }
         // Storage hiccup: keep the rows for the next tick's checkpoint.
-        log_event(
-            log_level::warn, "batch_checkpoint_failed",
+        log::event(
+            log::level::warn, "batch_checkpoint_failed",
             {{"job_id", st.current.id}, {"error", r.error_value().message}});
         st.buffer.insert(st.buffer.end(), shared_rows->begin(),
                          shared_rows->end());
@@ -224,8 +224,8 @@ void load_page(supervisor* self) {
         auto& st = self->state;
         st.loading = false;
         if (!r) {
-          log_event(
-              log_level::warn, "batch_read_failed",
+          log::event(
+              log::level::warn, "batch_read_failed",
               {{"job_id", st.current.id}, {"error", r.error_value().message}});
           return; // the next tick pumps again
         }
@@ -405,7 +405,7 @@ caf::behavior supervisor_fn(supervisor* self,
   // Spawned detached: this runs on the supervisor's own thread, where the
   // job's syntax, risk and verdict work happens.
   if (env->cfg.nice > 0)
-    lower_thread_priority(env->cfg.nice, "batch-job");
+    os::lower_thread_priority(env->cfg.nice, "batch-job");
   auto& st = self->state;
   st.env = env;
   st.pace = core::batch::pace{{env->cfg.rate_under_load}};
@@ -414,10 +414,10 @@ caf::behavior supervisor_fn(supervisor* self,
   st.last_write = std::chrono::steady_clock::now();
   ++gauges->running_jobs;
   self->attach_functor([gauges] { --gauges->running_jobs; });
-  log_event(log_level::info, "batch_claimed",
-            {{"job_id", st.current.id},
-             {"processed", std::to_string(st.current.processed)},
-             {"items", std::to_string(st.current.items())}});
+  log::event(log::level::info, "batch_claimed",
+             {{"job_id", st.current.id},
+              {"processed", std::to_string(st.current.processed)},
+              {"items", std::to_string(st.current.items())}});
   self->send(self, tick_atom::value);
   load_page(self);
   return {

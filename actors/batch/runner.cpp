@@ -2,7 +2,7 @@
 
 #include "actors/batch/job_supervisor.hpp"
 #include "actors/batch/messages.hpp"
-#include "actors/log.hpp"
+#include "log/log.hpp"
 #include "security/random.hpp"
 
 #include <caf/all.hpp>
@@ -50,8 +50,8 @@ void claim(runner* self) {
         auto& st = self->state;
         st.claiming = false;
         if (!r) {
-          log_event(log_level::warn, "batch_claim_failed",
-                    {{"error", r.error_value().message}});
+          log::event(log::level::warn, "batch_claim_failed",
+                     {{"error", r.error_value().message}});
           return;
         }
         if (!*r)
@@ -164,8 +164,8 @@ void batch_runner::stop(std::chrono::milliseconds timeout) {
     self->request(actor_, timeout, stop_atom::value)
         .receive([](bool) {},
                  [this](const caf::error& err) {
-                   log_event(log_level::warn, "batch_stop_timeout",
-                             {{"error", sys_.render(err)}});
+                   log::event(log::level::warn, "batch_stop_timeout",
+                              {{"error", sys_.render(err)}});
                  });
   }
   caf::anon_send_exit(actor_, caf::exit_reason::user_shutdown);

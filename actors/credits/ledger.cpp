@@ -1,7 +1,7 @@
 #include "actors/credits/ledger.hpp"
 
-#include "actors/log.hpp"
 #include "actors/storage_pool.hpp"
+#include "log/log.hpp"
 
 #include <caf/all.hpp>
 
@@ -65,8 +65,8 @@ void on_refunded(self_ptr self, const reservation& r,
     ++c.refunded;
   } else {
     ++c.failed;
-    log_event(
-        log_level::error, "smtp_refund_failed",
+    log::event(
+        log::level::error, "smtp_refund_failed",
         {{"organization_id", r.organization_id}, {"error", failure->message}});
   }
   rp.deliver(!failure);

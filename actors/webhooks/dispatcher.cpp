@@ -1,10 +1,10 @@
 #include "actors/webhooks/dispatcher.hpp"
 
-#include "actors/log.hpp"
 #include "actors/storage_call.hpp"
 #include "core/webhooks/retry.hpp"
 #include "core/webhooks/signature.hpp"
 #include "core/webhooks/target_url.hpp"
+#include "log/log.hpp"
 #include "security/secret_box.hpp"
 #include "security/webhook_signing.hpp"
 
@@ -131,10 +131,10 @@ void record(dispatcher_actor* self, std::shared_ptr<prepared> p,
       [self, p, a, outcome](core::expected<bool>& r) {
         auto& st = self->state;
         if (!r || !*r) {
-          log_event(log_level::warn, "webhook_record_failed",
-                    {{"delivery_id", p->d.id},
-                     {"error", r ? std::string{"lease lost"}
-                                 : r.error_value().message}});
+          log::event(log::level::warn, "webhook_record_failed",
+                     {{"delivery_id", p->d.id},
+                      {"error", r ? std::string{"lease lost"}
+                                  : r.error_value().message}});
         } else {
           if (a)
             ++st.gauges->attempts;
@@ -143,16 +143,16 @@ void record(dispatcher_actor* self, std::shared_ptr<prepared> p,
           if (outcome.status == wh::delivery_status::failed)
             ++st.gauges->given_up;
           auto level = outcome.status == wh::delivery_status::delivered
-                           ? log_level::info
-                           : log_level::warn;
-          log_event(level, "webhook_attempt",
-                    {{"delivery_id", p->d.id},
-                     {"webhook_id", p->d.webhook_id},
-                     {"event", std::string{wh::to_string(p->d.event)}},
-                     {"host", p->host},
-                     {"status", std::string{wh::to_string(outcome.status)}},
-                     {"code", std::to_string(a ? a->status_code : 0)},
-                     {"error", a ? a->error : p->error}});
+                           ? log::level::info
+                           : log::level::warn;
+          log::event(level, "webhook_attempt",
+                     {{"delivery_id", p->d.id},
+                      {"webhook_id", p->d.webhook_id},
+                      {"event", std::string{wh::to_string(p->d.event)}},
+                      {"host", p->host},
+                      {"status", std::string{wh::to_string(outcome.status)}},
+                      {"code", std::to_string(a ? a->status_code : 0)},
+                      {"error", a ? a->error : p->error}});
         }
         claim(self);
       });
@@ -239,8 +239,8 @@ void claim(dispatcher_actor* self) {
         auto& st = self->state;
         st.claiming = false;
         if (!r) {
-          log_event(log_level::warn, "webhook_claim_failed",
-                    {{"error", r.error_value().message}});
+          log::event(log::level::warn, "webhook_claim_failed",
+                     {{"error", r.error_value().message}});
           return;
         }
         if (st.stopping)
@@ -274,8 +274,8 @@ void maybe_prune(dispatcher_actor* self) {
       },
       [](core::expected<std::int64_t>& r) {
         if (r && *r > 0)
-          log_event(log_level::info, "webhook_deliveries_pruned",
-                    {{"count", std::to_string(*r)}});
+          log::event(log::level::info, "webhook_deliveries_pruned",
+                     {{"count", std::to_string(*r)}});
       });
 }
 
@@ -347,8 +347,8 @@ void dispatcher::stop(std::chrono::milliseconds timeout) {
     self->request(actor_, timeout, wh_stop_atom::value)
         .receive([](bool) {},
                  [this](const caf::error& err) {
-                   log_event(log_level::warn, "webhook_stop_timeout",
-                             {{"error", sys_.render(err)}});
+                   log::event(log::level::warn, "webhook_stop_timeout",
+                              {{"error", sys_.render(err)}});
                  });
   }
   // Calls still in flight end now; their answers are ignored.

@@ -1,19 +1,19 @@
-#include "actors/log.hpp"
+#include "log/log.hpp"
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-namespace mailassay::actors {
+namespace mailassay::log {
 
 namespace {
 
-spdlog::level::level_enum to_spd(log_level l) {
+spdlog::level::level_enum to_spd(level l) {
   switch (l) {
-    case log_level::trace: return spdlog::level::trace;
-    case log_level::debug: return spdlog::level::debug;
-    case log_level::info: return spdlog::level::info;
-    case log_level::warn: return spdlog::level::warn;
-    case log_level::error: return spdlog::level::err;
+    case log::level::trace: return spdlog::level::trace;
+    case log::level::debug: return spdlog::level::debug;
+    case log::level::info: return spdlog::level::info;
+    case log::level::warn: return spdlog::level::warn;
+    case log::level::error: return spdlog::level::err;
   }
   return spdlog::level::info;
 }
@@ -42,9 +42,8 @@ void append_escaped(std::string& out, std::string_view s) {
 std::shared_ptr<spdlog::logger>& logger() {
   static auto instance = [] {
     auto l = spdlog::stderr_logger_mt("mailassay");
-    l->set_pattern(
-      R"({"ts":"%Y-%m-%dT%H:%M:%S.%eZ","level":"%l",%v})",
-      spdlog::pattern_time_type::utc);
+    l->set_pattern(R"({"ts":"%Y-%m-%dT%H:%M:%S.%eZ","level":"%l",%v})",
+                   spdlog::pattern_time_type::utc);
     return l;
   }();
   return instance;
@@ -52,21 +51,21 @@ std::shared_ptr<spdlog::logger>& logger() {
 
 } // namespace
 
-void init_logging(const std::string& level) {
+void init(const std::string& level) {
   logger()->set_level(spdlog::level::from_str(level));
   logger()->flush_on(spdlog::level::info);
 }
 
-bool log_enabled(log_level level) {
-  return logger()->should_log(to_spd(level));
+bool enabled(level severity) {
+  return logger()->should_log(to_spd(severity));
 }
 
-void log_event(log_level level, std::string_view event,
-               std::initializer_list<log_field> fields) {
-  if (!log_enabled(level))
+void event(level severity, std::string_view name,
+           std::initializer_list<field> fields) {
+  if (!enabled(severity))
     return;
   std::string line = "\"event\":\"";
-  append_escaped(line, event);
+  append_escaped(line, name);
   line += '"';
   for (auto& [k, v] : fields) {
     line += ",\"";
@@ -75,7 +74,7 @@ void log_event(log_level level, std::string_view event,
     append_escaped(line, v);
     line += '"';
   }
-  logger()->log(to_spd(level), line);
+  logger()->log(to_spd(severity), line);
 }
 
-} // namespace mailassay::actors
+} // namespace mailassay::log

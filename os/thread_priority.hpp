@@ -1,6 +1,6 @@
 #pragma once
 
-namespace mailassay::actors {
+namespace mailassay::os {
 
 /// Gives the calling thread `nice` (0-19) and the name `name` (at most 15
 /// characters, shown by top -H and in /proc/PID/task/TID/comm).
@@ -11,4 +11,4 @@ namespace mailassay::actors {
 /// the work still runs, only without the lower priority.
 void lower_thread_priority(int nice, const char* name);
 
-} // namespace mailassay::actors
+} // namespace mailassay::os

@@ -1,11 +1,11 @@
-#include "actors/thread_priority.hpp"
+#include "os/thread_priority.hpp"
 
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-namespace mailassay::actors {
+namespace mailassay::os {
 
 namespace {
 
@@ -21,4 +21,4 @@ void lower_thread_priority(int nice, const char* name) {
   ::pthread_setname_np(::pthread_self(), name);
 }
 
-} // namespace mailassay::actors
+} // namespace mailassay::os
