@@ -9,11 +9,11 @@ namespace mailassay::actors {
 
 struct storage_pool::shared {
   const config::settings& cfg;
-  key_cache& keys;
+  use_cases::accounts::key_cache& keys;
   std::shared_ptr<security::jwt_keyring> jwt;
   std::shared_ptr<pool_gauges> gauges;
   storage_lane lane;
-  std::atomic<const change_echo*> echo{nullptr};
+  std::atomic<const use_cases::accounts::change_echo*> echo{nullptr};
 };
 
 namespace {
@@ -68,13 +68,13 @@ caf::behavior storage_worker(caf::stateful_actor<worker_state>* self,
 } // namespace
 
 storage_pool::storage_pool(caf::actor_system& sys, const config::settings& cfg,
-                           key_cache& keys,
+                           use_cases::accounts::key_cache& keys,
                            std::shared_ptr<security::jwt_keyring> jwt)
     : storage_pool(sys, cfg, keys, std::move(jwt),
                    storage_lane{cfg.actors.storage_workers, 0, "storage"}) {}
 
 storage_pool::storage_pool(caf::actor_system& sys, const config::settings& cfg,
-                           key_cache& keys,
+                           use_cases::accounts::key_cache& keys,
                            std::shared_ptr<security::jwt_keyring> jwt,
                            storage_lane lane)
     : shared_(std::make_shared<shared>(cfg, keys, std::move(jwt),
@@ -93,7 +93,8 @@ void storage_pool::submit(storage_job job) {
   caf::anon_send(pool_, std::move(job));
 }
 
-void storage_pool::set_change_echo(const change_echo* echo) {
+void storage_pool::set_change_echo(
+    const use_cases::accounts::change_echo* echo) {
   shared_->echo.store(echo);
 }
 

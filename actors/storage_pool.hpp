@@ -1,10 +1,10 @@
 #pragma once
 
-#include "actors/accounts/types.hpp"
 #include "config/settings.hpp"
 #include "core/base/errc.hpp"
 #include "security/jwt_keyring.hpp"
 #include "storage/store.hpp"
+#include "use_cases/accounts/types.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
@@ -24,13 +24,14 @@ struct job_context {
   storage::store* db = nullptr;
   core::error open_error;
   const config::settings* cfg = nullptr;
-  key_cache* keys = nullptr;
+  use_cases::accounts::key_cache* keys = nullptr;
   security::jwt_keyring* jwt = nullptr;
-  const change_echo* echo = nullptr;
+  const use_cases::accounts::change_echo* echo = nullptr;
 
   /// Builds the use-case environment at `now`; requires `db`.
-  accounts::account_env env(std::int64_t now) const {
-    return accounts::account_env{*db, *cfg, *keys, *jwt, now, echo};
+  use_cases::accounts::account_env env(std::int64_t now) const {
+    return use_cases::accounts::account_env{*db, *cfg, *keys, *jwt, now,
+                                            echo};
   }
 };
 
@@ -64,20 +65,21 @@ class storage_pool {
 public:
   /// Spawns `cfg.actors.storage_workers` workers in `sys`.
   storage_pool(caf::actor_system& sys, const config::settings& cfg,
-               key_cache& keys, std::shared_ptr<security::jwt_keyring> jwt);
+               use_cases::accounts::key_cache& keys,
+               std::shared_ptr<security::jwt_keyring> jwt);
 
   /// Spawns the workers of `lane` in `sys` (a separate lane for batch work
   /// keeps its writes from queueing in front of real-time requests).
   storage_pool(caf::actor_system& sys, const config::settings& cfg,
-               key_cache& keys, std::shared_ptr<security::jwt_keyring> jwt,
-               storage_lane lane);
+               use_cases::accounts::key_cache& keys,
+               std::shared_ptr<security::jwt_keyring> jwt, storage_lane lane);
 
   /// Queues a job; it runs on some worker thread.
   void submit(storage_job job);
 
   /// Lets jobs wait for the echo of the changes they notify (set once,
   /// before requests arrive).
-  void set_change_echo(const change_echo* echo);
+  void set_change_echo(const use_cases::accounts::change_echo* echo);
 
   /// Returns the pool's occupancy counters.
   const pool_gauges& gauges() const { return *gauges_; }

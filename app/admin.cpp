@@ -1,10 +1,10 @@
-#include "actors/accounts/use_cases.hpp"
 #include "app/app.hpp"
 #include "core/base/ascii.hpp"
 #include "core/base/time_format.hpp"
 #include "security/password.hpp"
 #include "security/random.hpp"
 #include "storage/store.hpp"
+#include "use_cases/accounts/use_cases.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -118,7 +118,7 @@ int admin_rotate_jwt_key(const config::settings& cfg, bool drop_old) {
   // Retired keys verify what they signed until it expires, plus the grace
   // a process that has not heard of the rotation yet may add.
   auto keep = cfg.auth.access_ttl_seconds + security::retired_grace_seconds;
-  auto kid = actors::accounts::rotate_signing_key(*db, keep, drop_old);
+  auto kid = use_cases::accounts::rotate_signing_key(*db, keep, drop_old);
   if (!kid) {
     std::cerr << "mailassay: " << kid.error_value().message << "\n";
     return 1;

@@ -1,8 +1,6 @@
-#include "actors/accounts/use_cases.hpp"
 #include "actors/batch/runner.hpp"
 #include "actors/cluster_events.hpp"
 #include "actors/credits/ledger.hpp"
-#include "actors/key_cache.hpp"
 #include "log/log.hpp"
 #include "actors/shared_catch_all.hpp"
 #include "actors/shared_host_slots.hpp"
@@ -25,6 +23,8 @@
 #include "security/password.hpp"
 #include "security/random.hpp"
 #include "storage/url.hpp"
+#include "use_cases/accounts/key_cache.hpp"
+#include "use_cases/accounts/use_cases.hpp"
 
 #include <caf/all.hpp>
 
@@ -509,7 +509,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
                  ? security::jwt_keyring::shared()
                  : security::jwt_keyring::fixed(cfg.auth.jwt_secret);
   if (!jwt->is_fixed())
-    if (auto ok = actors::accounts::load_signing_keys(**db, *jwt); !ok) {
+    if (auto ok = use_cases::accounts::load_signing_keys(**db, *jwt); !ok) {
       std::cerr << "mailassay: cannot read the signing keys: "
                 << ok.error_value().message << "\n";
       return 1;
@@ -573,7 +573,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
     slots_counters = host_slots->counters();
   }
   auto validator = validator_or_exit(cfg);
-  actors::key_cache keys{100000, cfg.auth.key_cache_seconds};
+  use_cases::accounts::key_cache keys{100000, cfg.auth.key_cache_seconds};
   http::metrics stats;
   caf::actor_system_config caf_cfg;
   caf_cfg.set("scheduler.max-threads", cfg.actors.scheduler_threads);
@@ -627,7 +627,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
                                       return validation.gauges().done.load();
                                     }}};
   // Other processes sharing PostgreSQL tell this one what they changed.
-  actors::change_echo echo;
+  use_cases::accounts::change_echo echo;
   std::unique_ptr<actors::cluster_events> events;
   if (auto url = storage::parse_database_url(cfg.database.url);
       url && url->kind == storage::dialect::postgresql) {
@@ -644,7 +644,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
           if (!ctx.db)
             return;
           if (auto k = ctx.db->signing_keys())
-            jwt->replace(actors::accounts::signing_keys_of(*k));
+            jwt->replace(use_cases::accounts::signing_keys_of(*k));
         }});
       };
     events = std::make_unique<actors::cluster_events>(
@@ -665,7 +665,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
                [public_url = cfg.webhooks.public_url](
                    storage::store& db, const core::webhooks::delivery& d)
                    -> core::expected<std::string> {
-                 auto subject = actors::webhooks::subject_of(db, d);
+                 auto subject = use_cases::webhooks::subject_of(db, d);
                  if (!subject)
                    return std::move(subject).error_value();
                  return http::codec::event_body(d, *subject, public_url,

@@ -4,7 +4,7 @@
 
 namespace mailassay::http {
 
-namespace uc = actors::accounts;
+namespace uc = use_cases::accounts;
 
 core::error file_too_large(const services& svc) {
   return core::make_error(core::errc::payload_too_large,

@@ -22,7 +22,7 @@
 // So a flood of bad credentials is held by the per-IP window and never
 // reaches storage, and a cached key needs no storage at all.
 
-#include "actors/accounts/types.hpp"
+#include "use_cases/accounts/types.hpp"
 #include "actors/rate_limiter.hpp"
 #include "http/credentials.hpp"
 #include "http/handler_support.hpp"
@@ -56,16 +56,16 @@ core::error body_refusal(const services& svc, const route* r);
 /// The 403 of a credential the widget may not use: only an API key that
 /// works from its own sites (allowedDomains) may sit in a page.
 std::optional<core::error>
-widget_key_refusal(const actors::accounts::principal& who);
+widget_key_refusal(const use_cases::accounts::principal& who);
 
 /// Lets the page read the answer when a domain-restricted key admitted the
 /// request's origin.
 void allow_admitted_origin(const call& c,
-                           const actors::accounts::principal& who);
+                           const use_cases::accounts::principal& who);
 
 /// Counts the request in the usage of the principal's API key, whatever its
 /// answer; `successful` means answered 200 (docs/usage-stats.md).
-void count_usage(const call& c, const actors::accounts::principal& who,
+void count_usage(const call& c, const use_cases::accounts::principal& who,
                  std::string email);
 
 /// The 429 of a key's window.
@@ -84,14 +84,14 @@ const actors::limit_decision& tighter_of(const actors::limit_decision& a,
 namespace detail {
 
 /// The principal the key cache found for a request, if it could decide.
-using cached_t = std::optional<core::expected<actors::accounts::principal>>;
+using cached_t = std::optional<core::expected<use_cases::accounts::principal>>;
 
 /// The rest of `admit`, once the endpoint's scopes were decided (`first`):
 /// the refusal, or authentication and then `next(c, who)`.
 template <class Refusal, class Next>
 void admitted(const call& c, const cached_t& cached, bool enabled,
               const actors::limit_decision& first, Refusal refused, Next next) {
-  namespace uc = actors::accounts;
+  namespace uc = use_cases::accounts;
   if (enabled) {
     c.ex->set_rate(headers_of(first));
     if (!first.allowed) {
@@ -147,7 +147,7 @@ void admit(const call& c, actors::limit_check check, Refusal refused,
            Next next) {
   auto cached = cached_principal(*c.svc, c.req());
   const bool enabled = c.svc->cfg.limits.enabled;
-  const actors::accounts::principal* who =
+  const use_cases::accounts::principal* who =
       cached && *cached ? &**cached : nullptr;
   // A page reads its 429 too, when its key admitted the origin.
   if (who)

@@ -1,6 +1,6 @@
 #include "http/credentials.hpp"
 
-#include "actors/accounts/use_cases.hpp"
+#include "use_cases/accounts/use_cases.hpp"
 #include "core/account/credentials.hpp"
 #include "core/base/ascii.hpp"
 #include "http/services.hpp"
@@ -22,8 +22,8 @@ std::string host_of(std::string_view url) {
 
 } // namespace
 
-actors::accounts::credentials credentials_of(const request_view& req) {
-  actors::accounts::credentials c;
+use_cases::accounts::credentials credentials_of(const request_view& req) {
+  use_cases::accounts::credentials c;
   if (auto auth = req.header("Authorization")) {
     c.has_authorization = true;
     c.bearer = core::account::bearer_of(*auth);
@@ -35,10 +35,10 @@ actors::accounts::credentials credentials_of(const request_view& req) {
   return c;
 }
 
-std::optional<core::expected<actors::accounts::principal>>
+std::optional<core::expected<use_cases::accounts::principal>>
 cached_principal(const services& svc, const request_view& req) {
-  return actors::accounts::authenticate_cached(svc.keys, credentials_of(req),
-                                               svc.now());
+  return use_cases::accounts::authenticate_cached(svc.keys, credentials_of(req),
+                                                  svc.now());
 }
 
 } // namespace mailassay::http

@@ -4,7 +4,7 @@
 // API key or access token) and the site it comes from (Origin, else
 // Referer), read into the use cases' plain struct.
 
-#include "actors/accounts/types.hpp"
+#include "use_cases/accounts/types.hpp"
 #include "core/base/expected.hpp"
 #include "http/exchange.hpp"
 
@@ -15,12 +15,12 @@ namespace mailassay::http {
 struct services;
 
 /// Reads the credentials a request presents (Authorization, Origin/Referer).
-actors::accounts::credentials credentials_of(const request_view& req);
+use_cases::accounts::credentials credentials_of(const request_view& req);
 
 /// The request's principal from the key cache alone, on the calling thread
-/// (actors::accounts::authenticate_cached): nothing when only storage can
+/// (use_cases::accounts::authenticate_cached): nothing when only storage can
 /// tell (a JWT, a key not cached).
-std::optional<core::expected<actors::accounts::principal>>
+std::optional<core::expected<use_cases::accounts::principal>>
 cached_principal(const services& svc, const request_view& req);
 
 } // namespace mailassay::http

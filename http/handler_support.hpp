@@ -1,6 +1,6 @@
 #pragma once
 
-#include "actors/accounts/use_cases.hpp"
+#include "use_cases/accounts/use_cases.hpp"
 #include "http/codec/json_text.hpp"
 #include "http/credentials.hpp"
 #include "http/router.hpp"
@@ -31,9 +31,9 @@ template <class F>
 void with_principal(call c, bool users_only, F f) {
   auto creds = credentials_of(c.req());
   with_storage(c, [c, creds = std::move(creds), users_only,
-                   f = std::move(f)](actors::accounts::account_env& env) {
-    auto who = users_only ? actors::accounts::authenticate_user(env, creds)
-                          : actors::accounts::authenticate(env, creds);
+                   f = std::move(f)](use_cases::accounts::account_env& env) {
+    auto who = users_only ? use_cases::accounts::authenticate_user(env, creds)
+                          : use_cases::accounts::authenticate(env, creds);
     if (!who)
       return c.ex->fail(who.error_value());
     f(env, *who);

@@ -1,7 +1,6 @@
 #pragma once
 
 #include "actors/batch/runner.hpp"
-#include "actors/key_cache.hpp"
 #include "actors/rate_limiter.hpp"
 #include "actors/shared_limiter.hpp"
 #include "actors/storage_pool.hpp"
@@ -11,6 +10,7 @@
 #include "core/limits/client_ip.hpp"
 #include "core/syntax/address.hpp"
 #include "http/metrics.hpp"
+#include "use_cases/accounts/key_cache.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -28,7 +28,7 @@ namespace mailassay::http {
 struct services {
   const config::settings& cfg;
   actors::storage_pool& storage;
-  actors::key_cache& keys;
+  use_cases::accounts::key_cache& keys;
   actors::validation_pool& validation;
   actors::usage_recorder& usage;
   actors::rate_limiter& limiter;

@@ -98,7 +98,7 @@ std::string clear_value(const config::auth_settings& auth) {
   return std::string{name} + "=" + attributes(auth) + "; Max-Age=0";
 }
 
-void reply(const call& c, const core::expected<actors::accounts::session>& s,
+void reply(const call& c, const core::expected<use_cases::accounts::session>& s,
            int status) {
   const auto& auth = c.svc->cfg.auth;
   if (!s) {
@@ -149,9 +149,10 @@ void refresh(call c) {
   if (!t)
     return c.ex->fail(
         core::make_error(core::errc::unauthorized, "Unauthorized"));
-  with_storage(c, [c, t = std::move(*t)](actors::accounts::account_env& env) {
-    reply(c, actors::accounts::refresh(env, t), 200);
-  });
+  with_storage(c,
+               [c, t = std::move(*t)](use_cases::accounts::account_env& env) {
+                 reply(c, use_cases::accounts::refresh(env, t), 200);
+               });
 }
 
 void logout(call c) {
@@ -160,9 +161,10 @@ void logout(call c) {
   auto t = token(c.req());
   if (!t)
     return reply_cleared(c, core::unit{});
-  with_storage(c, [c, t = std::move(*t)](actors::accounts::account_env& env) {
-    reply_cleared(c, actors::accounts::logout(env, t));
-  });
+  with_storage(c,
+               [c, t = std::move(*t)](use_cases::accounts::account_env& env) {
+                 reply_cleared(c, use_cases::accounts::logout(env, t));
+               });
 }
 
 } // namespace mailassay::http::session_cookie

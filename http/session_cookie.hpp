@@ -1,9 +1,9 @@
 #pragma once
 
-#include "actors/accounts/types.hpp"
 #include "config/settings.hpp"
 #include "core/base/expected.hpp"
 #include "http/exchange.hpp"
+#include "use_cases/accounts/types.hpp"
 
 #include <optional>
 #include <string>
@@ -62,7 +62,7 @@ void logout(call c);
 /// Answers a session in the cookie form: `status` with the session document
 /// (tokens, user, organization, role) without its `refreshToken`, which
 /// goes into the cookie; an error clears the cookie.
-void reply(const call& c, const core::expected<actors::accounts::session>& s,
+void reply(const call& c, const core::expected<use_cases::accounts::session>& s,
            int status);
 
 /// Answers 204 and clears the cookie, or the error.

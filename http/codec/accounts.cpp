@@ -9,7 +9,7 @@
 namespace mailassay::http::codec {
 
 namespace acc = core::account;
-namespace accounts = actors::accounts;
+namespace accounts = use_cases::accounts;
 
 namespace {
 

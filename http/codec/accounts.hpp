@@ -3,7 +3,7 @@
 // The account documents: sign-up, login and refresh bodies, the session
 // and token pair, users, organizations, members, `GET /v2/auth/me`.
 
-#include "actors/accounts/types.hpp"
+#include "use_cases/accounts/types.hpp"
 #include "core/base/expected.hpp"
 #include "http/codec/json_text.hpp"
 #include "http/exchange.hpp"
@@ -15,7 +15,7 @@
 namespace mailassay::http::codec {
 
 /// A sign-up body: {organizationName, email, password, name?}.
-core::expected<actors::accounts::signup_input> signup(const request_view& req);
+core::expected<use_cases::accounts::signup_input> signup(const request_view& req);
 
 /// A login body: {email, password}, as (email, password).
 core::expected<std::pair<std::string, std::string>>
@@ -25,7 +25,7 @@ login(const request_view& req);
 core::expected<std::string> refresh_token(const request_view& req);
 
 /// A new member body: {email, password, name?, role?}.
-core::expected<actors::accounts::new_member_input>
+core::expected<use_cases::accounts::new_member_input>
 new_member(const request_view& req);
 
 /// A member's role change: {role}.
@@ -44,13 +44,13 @@ json member(const core::account::member& m);
 json members(const std::vector<core::account::member>& list);
 
 /// {accessToken, refreshToken, expiresIn, tokenType}.
-json token_pair(const actors::accounts::session& s);
+json token_pair(const use_cases::accounts::session& s);
 
 /// The token pair with the user, organization and role of a session.
-json session(const actors::accounts::session& s);
+json session(const use_cases::accounts::session& s);
 
 /// `GET /v2/auth/me`: the organization and the user or API key asking.
-json me(const actors::accounts::me_view& m);
+json me(const use_cases::accounts::me_view& m);
 
 /// Appends what `text_of(me(view))` writes for an API key's `view` (key `k`
 /// of organization `org`), written directly: the answer of a cached key's
@@ -59,6 +59,6 @@ void write_key_me(std::string& out, const core::account::api_key& k,
                   const core::account::organization& org);
 
 /// `GET /v2/organization`: the organization, its members and credits.
-json organization_view(const actors::accounts::organization_view& v);
+json organization_view(const use_cases::accounts::organization_view& v);
 
 } // namespace mailassay::http::codec

@@ -35,9 +35,9 @@ constexpr const char* form_options[] = {"deduplicate", "smtp", "emailColumn"};
 
 } // namespace
 
-core::expected<actors::accounts::batch_upload>
+core::expected<use_cases::accounts::batch_upload>
 batch_upload(const request_view& req, std::int64_t max_file_bytes) {
-  actors::accounts::batch_upload in;
+  use_cases::accounts::batch_upload in;
   in.file_name = "upload.csv";
   std::map<std::string, std::optional<std::string>> options;
   for (auto* name : form_options)

@@ -4,7 +4,7 @@
 // form's `file` or as the body, and its options as form fields or query
 // parameters.
 
-#include "actors/accounts/batches.hpp"
+#include "use_cases/accounts/batches.hpp"
 #include "core/base/expected.hpp"
 #include "http/exchange.hpp"
 
@@ -20,7 +20,7 @@ namespace mailassay::http::codec {
 /// and a query parameter of the same name) is 422 naming it (docs/api.md).
 /// A file over `max_file_bytes` is errc::payload_too_large (no message);
 /// the file name defaults to "upload.csv".
-core::expected<actors::accounts::batch_upload>
+core::expected<use_cases::accounts::batch_upload>
 batch_upload(const request_view& req, std::int64_t max_file_bytes);
 
 } // namespace mailassay::http::codec

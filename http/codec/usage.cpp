@@ -16,7 +16,7 @@ json key_stats(const core::usage::key_stats& s) {
           {"requestsByDay", days}};
 }
 
-json organization_usage(const actors::accounts::organization_usage& u) {
+json organization_usage(const use_cases::accounts::organization_usage& u) {
   auto keys = json::array();
   for (auto& k : u.keys)
     keys.push_back({{"id", k.id},

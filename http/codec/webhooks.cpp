@@ -53,14 +53,14 @@ std::string export_url(const std::string& public_url,
 
 } // namespace
 
-core::expected<actors::webhooks::new_endpoint_input>
+core::expected<use_cases::webhooks::new_endpoint_input>
 new_endpoint(const request_view& req) {
   auto body = parse_object(req);
   if (!body)
     return std::move(body).error_value();
   object_reader r{*body,
                   {"url", "events", "description", "creditsLowThreshold"}};
-  actors::webhooks::new_endpoint_input in;
+  use_cases::webhooks::new_endpoint_input in;
   in.url = r.text("url", true, wh::max_url_bytes).value_or("");
   if (auto events = read_events(r, true))
     in.events = std::move(*events);
@@ -73,14 +73,14 @@ new_endpoint(const request_view& req) {
   return in;
 }
 
-core::expected<actors::webhooks::endpoint_patch>
+core::expected<use_cases::webhooks::endpoint_patch>
 endpoint_update(const request_view& req) {
   auto body = parse_object(req);
   if (!body)
     return std::move(body).error_value();
   object_reader r{
       *body, {"url", "events", "description", "status", "creditsLowThreshold"}};
-  actors::webhooks::endpoint_patch p;
+  use_cases::webhooks::endpoint_patch p;
   if (r.has("url"))
     p.url = r.text("url", true, wh::max_url_bytes);
   p.events = read_events(r, false);
@@ -116,7 +116,7 @@ json endpoint(const wh::endpoint& w) {
           {"updatedAt", core::iso8601(w.updated_at)}};
 }
 
-json endpoint_with_secret(const actors::webhooks::endpoint_with_secret& e) {
+json endpoint_with_secret(const use_cases::webhooks::endpoint_with_secret& e) {
   auto out = endpoint(e.endpoint);
   out["secret"] = e.secret;
   return out;
@@ -164,7 +164,7 @@ json delivery_list(const std::vector<wh::delivery>& list) {
 }
 
 std::string event_body(const wh::delivery& d,
-                       const actors::webhooks::event_subject& subject,
+                       const use_cases::webhooks::event_subject& subject,
                        const std::string& public_url, std::int64_t now) {
   json data = json::object();
   switch (d.event) {

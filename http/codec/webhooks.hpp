@@ -4,7 +4,7 @@
 // request decoders, the records, and the event bodies deliveries carry.
 // JSON field names of webhooks live here and nowhere else.
 
-#include "actors/webhooks/use_cases.hpp"
+#include "use_cases/webhooks/use_cases.hpp"
 #include "core/base/expected.hpp"
 #include "core/webhooks/records.hpp"
 #include "http/codec/json_text.hpp"
@@ -17,12 +17,12 @@
 namespace mailassay::http::codec {
 
 /// A creation body: {url, events, description?, creditsLowThreshold?}.
-core::expected<actors::webhooks::new_endpoint_input>
+core::expected<use_cases::webhooks::new_endpoint_input>
 new_endpoint(const request_view& req);
 
 /// A PATCH body: {url?, events?, description?, status?,
 /// creditsLowThreshold?}.
-core::expected<actors::webhooks::endpoint_patch>
+core::expected<use_cases::webhooks::endpoint_patch>
 endpoint_update(const request_view& req);
 
 /// An endpoint record (never its secret).
@@ -30,7 +30,7 @@ json endpoint(const core::webhooks::endpoint& w);
 
 /// An endpoint record with its signing secret in clear: the answer of a
 /// creation or a rotation.
-json endpoint_with_secret(const actors::webhooks::endpoint_with_secret& e);
+json endpoint_with_secret(const use_cases::webhooks::endpoint_with_secret& e);
 
 /// A delivery with its attempts and next retry.
 json delivery(const core::webhooks::delivery& d);
@@ -49,7 +49,7 @@ json delivery_list(const std::vector<core::webhooks::delivery>& list);
 /// URL; `now` (Unix seconds) is unused by finished jobs but completes the
 /// job record.
 std::string event_body(const core::webhooks::delivery& d,
-                       const actors::webhooks::event_subject& subject,
+                       const use_cases::webhooks::event_subject& subject,
                        const std::string& public_url, std::int64_t now);
 
 } // namespace mailassay::http::codec

@@ -7,7 +7,7 @@
 
 namespace mailassay::http {
 
-namespace uc = actors::accounts;
+namespace uc = use_cases::accounts;
 
 void handle_signup(call c) {
   c.ex->add_header("Cache-Control", "no-store");

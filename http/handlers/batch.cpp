@@ -1,6 +1,6 @@
 // /v2/batch (docs/batch.md): uploads, the job list, one job, cancels, and
 // the results export streamed a page at a time.
-#include "actors/accounts/batches.hpp"
+#include "use_cases/accounts/batches.hpp"
 #include "http/admission.hpp"
 #include "http/codec/batch_job.hpp"
 #include "http/codec/batch_results.hpp"
@@ -9,7 +9,7 @@
 
 namespace mailassay::http {
 
-namespace uc = actors::accounts;
+namespace uc = use_cases::accounts;
 using core::batch::job;
 
 namespace {

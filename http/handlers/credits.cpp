@@ -5,7 +5,7 @@
 
 namespace mailassay::http {
 
-namespace uc = actors::accounts;
+namespace uc = use_cases::accounts;
 
 void handle_balance(call c) {
   with_principal(c, false, [c](uc::account_env& env, const uc::principal& p) {

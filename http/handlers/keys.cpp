@@ -4,7 +4,7 @@
 
 namespace mailassay::http {
 
-namespace uc = actors::accounts;
+namespace uc = use_cases::accounts;
 namespace acc = core::account;
 
 namespace {

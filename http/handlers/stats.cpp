@@ -6,7 +6,7 @@
 
 namespace mailassay::http {
 
-namespace uc = actors::accounts;
+namespace uc = use_cases::accounts;
 
 void handle_key_stats(call c) {
   auto days = codec::integer_param(

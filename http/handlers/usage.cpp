@@ -8,7 +8,7 @@
 
 namespace mailassay::http {
 
-namespace uc = actors::accounts;
+namespace uc = use_cases::accounts;
 
 void handle_organization_usage(call c) {
   // `days`, 1..365, default 30 (as for one key's statistics).

@@ -1,6 +1,6 @@
 // POST /v2/email/validate and the widget's: admitted (http/admission.hpp),
 // decoded, handed to the validation pool, written when it answers.
-#include "actors/accounts/batches.hpp"
+#include "use_cases/accounts/batches.hpp"
 #include "http/admission.hpp"
 #include "http/codec/validation.hpp"
 #include "http/embedded_text.hpp"
@@ -8,7 +8,7 @@
 
 namespace mailassay::http {
 
-namespace uc = actors::accounts;
+namespace uc = use_cases::accounts;
 
 namespace {
 

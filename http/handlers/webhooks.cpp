@@ -8,7 +8,7 @@
 
 namespace mailassay::http {
 
-namespace uc = actors::webhooks;
+namespace uc = use_cases::webhooks;
 namespace wc = codec;
 
 void handle_create_webhook(call c) {

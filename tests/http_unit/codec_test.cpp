@@ -331,11 +331,11 @@ TEST_SUITE("http.codec") {
     generator g{0x6d65ULL};
     for (int i = 0; i < 20000; ++i) {
       auto [k, org] = random_key(g);
-      actors::accounts::principal who;
-      who.type = actors::accounts::principal::kind::api_key;
+      use_cases::accounts::principal who;
+      who.type = use_cases::accounts::principal::kind::api_key;
       who.key = std::make_shared<const core::account::api_key>(k);
       auto want = codec::text_of(
-          codec::me(actors::accounts::me_view{who, std::nullopt, org}));
+          codec::me(use_cases::accounts::me_view{who, std::nullopt, org}));
       std::string got = "prefix:";
       codec::write_key_me(got, k, org);
       if (got != "prefix:" + want) {

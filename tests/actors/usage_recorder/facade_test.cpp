@@ -1,12 +1,12 @@
 // The facade on CAF's real scheduler (its blocking flush_and_stop cannot run
 // on the test scheduler), and the round trip into a real SQLite store.
-#include "actors/key_cache.hpp"
 #include "actors/storage_pool.hpp"
 #include "actors/usage_recorder.hpp"
 #include "config/settings.hpp"
 #include "core/usage/calendar.hpp"
 #include "core/usage/stats.hpp"
 #include "storage/store.hpp"
+#include "use_cases/accounts/key_cache.hpp"
 
 #include <caf/all.hpp>
 #include <doctest/doctest.h>
@@ -151,7 +151,7 @@ TEST_SUITE("actors.usage_recorder") {
     config::settings settings;
     settings.database.url = file.url;
     settings.actors.storage_workers = 1;
-    key_cache keys{16, 60};
+    use_cases::accounts::key_cache keys{16, 60};
     {
       caf::actor_system_config cfg;
       caf::actor_system sys{real_config(cfg)};
@@ -220,7 +220,7 @@ TEST_SUITE("actors.usage_recorder") {
     }
     settings.database.url = "sqlite://" + file.path.string() + "/x.db";
     settings.actors.storage_workers = 1;
-    key_cache keys{16, 60};
+    use_cases::accounts::key_cache keys{16, 60};
     caf::actor_system_config cfg;
     caf::actor_system sys{real_config(cfg)};
     storage_pool pool{sys, settings, keys,

@@ -1,13 +1,13 @@
 // Usage statistics (docs/usage-stats.md): one key's counters, and the
 // organization-wide usage behind the dashboard's overview, the per-key
 // counters summed over the organization's keys.
-#include "actors/accounts/use_cases.hpp"
+#include "use_cases/accounts/use_cases.hpp"
 #include "core/base/time_format.hpp"
 #include "core/usage/calendar.hpp"
 
 #include <unordered_map>
 
-namespace mailassay::actors::accounts {
+namespace mailassay::use_cases::accounts {
 
 namespace {
 
@@ -89,4 +89,4 @@ usage_of_organization(account_env& env, const principal& who, int days) {
   return out;
 }
 
-} // namespace mailassay::actors::accounts
+} // namespace mailassay::use_cases::accounts

@@ -1,8 +1,8 @@
-#include "actors/key_cache.hpp"
+#include "use_cases/accounts/key_cache.hpp"
 
 #include <mutex>
 
-namespace mailassay::actors {
+namespace mailassay::use_cases::accounts {
 
 key_cache::key_cache(std::size_t capacity, std::int64_t max_age)
     : capacity_(capacity), max_age_(max_age) {}
@@ -71,4 +71,4 @@ std::size_t key_cache::size() const {
   return entries_.size();
 }
 
-} // namespace mailassay::actors
+} // namespace mailassay::use_cases::accounts

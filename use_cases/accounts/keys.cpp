@@ -1,11 +1,12 @@
-#include "actors/accounts/use_cases.hpp"
-#include "actors/cluster_events.hpp"
-#include "actors/key_cache.hpp"
 #include "core/account/permissions.hpp"
 #include "security/api_key_secret.hpp"
 #include "security/random.hpp"
+#include "storage/notify.hpp"
+#include "use_cases/accounts/change_echo.hpp"
+#include "use_cases/accounts/key_cache.hpp"
+#include "use_cases/accounts/use_cases.hpp"
 
-namespace mailassay::actors::accounts {
+namespace mailassay::use_cases::accounts {
 
 namespace {
 
@@ -154,4 +155,4 @@ expected<std::vector<acc::credit_entry>> transactions(account_env& env,
   return env.db.list_credit_entries(who.organization_id(), limit, before_id);
 }
 
-} // namespace mailassay::actors::accounts
+} // namespace mailassay::use_cases::accounts

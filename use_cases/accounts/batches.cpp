@@ -1,11 +1,11 @@
-#include "actors/accounts/batches.hpp"
+#include "use_cases/accounts/batches.hpp"
 
 #include "core/batch/intake.hpp"
 #include "security/random.hpp"
 
 #include <malloc.h>
 
-namespace mailassay::actors::accounts {
+namespace mailassay::use_cases::accounts {
 
 using core::batch::job;
 using core::batch::job_status;
@@ -93,4 +93,4 @@ expected<job> cancel_batch_job(account_env& env, const principal& who,
   return j;
 }
 
-} // namespace mailassay::actors::accounts
+} // namespace mailassay::use_cases::accounts

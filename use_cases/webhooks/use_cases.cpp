@@ -1,11 +1,11 @@
-#include "actors/webhooks/use_cases.hpp"
+#include "use_cases/webhooks/use_cases.hpp"
 
 #include "core/webhooks/target_url.hpp"
 #include "security/random.hpp"
 #include "security/secret_box.hpp"
 #include "security/webhook_signing.hpp"
 
-namespace mailassay::actors::webhooks {
+namespace mailassay::use_cases::webhooks {
 
 namespace {
 
@@ -185,4 +185,4 @@ expected<event_subject> subject_of(storage::store& db, const wh::delivery& d) {
   return out;
 }
 
-} // namespace mailassay::actors::webhooks
+} // namespace mailassay::use_cases::webhooks

@@ -1,4 +1,3 @@
-#include "actors/accounts/use_cases.hpp"
 #include "core/base/ascii.hpp"
 #include "security/api_key_secret.hpp"
 #include "security/digest.hpp"
@@ -6,11 +5,12 @@
 #include "security/jwt_keyring.hpp"
 #include "security/password.hpp"
 #include "security/random.hpp"
+#include "use_cases/accounts/use_cases.hpp"
 
 #include <algorithm>
 #include <cctype>
 
-namespace mailassay::actors::accounts {
+namespace mailassay::use_cases::accounts {
 
 namespace {
 
@@ -134,4 +134,4 @@ expected<unit> logout(account_env& env, const std::string& token) {
   return env.db.revoke_token_family(row->family_id);
 }
 
-} // namespace mailassay::actors::accounts
+} // namespace mailassay::use_cases::accounts

@@ -1,13 +1,13 @@
-#include "actors/accounts/use_cases.hpp"
-#include "actors/key_cache.hpp"
 #include "core/account/credentials.hpp"
 #include "security/digest.hpp"
 #include "security/jwt.hpp"
 #include "security/jwt_keyring.hpp"
+#include "use_cases/accounts/key_cache.hpp"
+#include "use_cases/accounts/use_cases.hpp"
 
 #include <chrono>
 
-namespace mailassay::actors::accounts {
+namespace mailassay::use_cases::accounts {
 
 namespace {
 
@@ -132,4 +132,4 @@ expected<principal> authenticate_user(account_env& env, const credentials& c) {
   return p;
 }
 
-} // namespace mailassay::actors::accounts
+} // namespace mailassay::use_cases::accounts

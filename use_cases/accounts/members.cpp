@@ -1,14 +1,14 @@
-#include "actors/accounts/use_cases.hpp"
-#include "actors/key_cache.hpp"
 #include "core/account/permissions.hpp"
 #include "core/base/ascii.hpp"
 #include "security/password.hpp"
 #include "security/random.hpp"
+#include "use_cases/accounts/key_cache.hpp"
+#include "use_cases/accounts/use_cases.hpp"
 
 #include <algorithm>
 #include <cctype>
 
-namespace mailassay::actors::accounts {
+namespace mailassay::use_cases::accounts {
 
 namespace {
 
@@ -124,4 +124,4 @@ expected<unit> remove_member(account_env& env, const principal& who,
   return env.db.remove_member(who.organization_id(), user_id);
 }
 
-} // namespace mailassay::actors::accounts
+} // namespace mailassay::use_cases::accounts

@@ -4,7 +4,7 @@
 // workers, like actors/accounts/. Users only (the handlers refuse API
 // keys); owners and admins manage, members read.
 
-#include "actors/accounts/types.hpp"
+#include "use_cases/accounts/types.hpp"
 #include "core/batch/job.hpp"
 #include "core/webhooks/records.hpp"
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace mailassay::actors::webhooks {
+namespace mailassay::use_cases::webhooks {
 
 namespace wh = core::webhooks;
 using accounts::account_env;
@@ -104,4 +104,4 @@ expected<std::string> seal_secret(const config::webhooks_settings& cfg,
                                   const std::string& id,
                                   const std::string& secret);
 
-} // namespace mailassay::actors::webhooks
+} // namespace mailassay::use_cases::webhooks

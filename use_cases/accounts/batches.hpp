@@ -4,7 +4,7 @@
 // job, the job list, one job, a cancel. Run by storage workers like the
 // other account use cases; the batch runner (actors/batch) does the work.
 
-#include "actors/accounts/types.hpp"
+#include "use_cases/accounts/types.hpp"
 #include "core/batch/job.hpp"
 #include "core/syntax/address.hpp"
 
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace mailassay::actors::accounts {
+namespace mailassay::use_cases::accounts {
 
 /// The 403 of a credential that may not ask for an SMTP check (an API key
 /// whose `config.smtp` is off); nullopt when `smtp` is not asked or is
@@ -52,4 +52,4 @@ expected<core::batch::job> get_batch_job(account_env& env, const principal& who,
 expected<core::batch::job>
 cancel_batch_job(account_env& env, const principal& who, const std::string& id);
 
-} // namespace mailassay::actors::accounts
+} // namespace mailassay::use_cases::accounts

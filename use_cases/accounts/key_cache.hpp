@@ -9,7 +9,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace mailassay::actors {
+namespace mailassay::use_cases::accounts {
 
 /// API keys by secret hash, and their organizations, shared by every
 /// actor that authenticates.
@@ -78,4 +78,4 @@ private:
       organizations_;
 };
 
-} // namespace mailassay::actors
+} // namespace mailassay::use_cases::accounts

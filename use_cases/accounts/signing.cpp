@@ -1,8 +1,8 @@
-#include "actors/accounts/use_cases.hpp"
 #include "security/jwt_keyring.hpp"
 #include "security/random.hpp"
+#include "use_cases/accounts/use_cases.hpp"
 
-namespace mailassay::actors::accounts {
+namespace mailassay::use_cases::accounts {
 
 namespace {
 
@@ -44,4 +44,4 @@ expected<std::string> rotate_signing_key(storage::store& db,
   return next.kid;
 }
 
-} // namespace mailassay::actors::accounts
+} // namespace mailassay::use_cases::accounts

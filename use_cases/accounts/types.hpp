@@ -12,16 +12,14 @@
 #include <string_view>
 #include <vector>
 
-namespace mailassay::actors {
-class key_cache;
-class change_echo;
-} // namespace mailassay::actors
-
 namespace mailassay::security {
 class jwt_keyring;
 } // namespace mailassay::security
 
-namespace mailassay::actors::accounts {
+namespace mailassay::use_cases::accounts {
+
+class key_cache;
+class change_echo;
 
 namespace acc = core::account;
 using core::expected;
@@ -71,8 +69,8 @@ struct account_env {
   security::jwt_keyring& jwt;
   std::int64_t now; ///< Unix seconds at the start of the job.
   /// Other processes sharing PostgreSQL hear of changes; a writer waits
-  /// for its own echo before answering (actors/cluster_events.hpp). Null
-  /// when nobody listens (SQLite).
+  /// for its own echo before answering (use_cases/accounts/change_echo.hpp).
+  /// Null when nobody listens (SQLite).
   const change_echo* echo = nullptr;
 };
 
@@ -160,4 +158,4 @@ struct organization_usage {
   std::vector<key_usage_view> keys; ///< Keys used, most requests first.
 };
 
-} // namespace mailassay::actors::accounts
+} // namespace mailassay::use_cases::accounts

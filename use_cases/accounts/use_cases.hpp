@@ -1,9 +1,9 @@
 #pragma once
 
-#include "actors/accounts/types.hpp"
 #include "security/jwt.hpp"
+#include "use_cases/accounts/types.hpp"
 
-namespace mailassay::actors::accounts {
+namespace mailassay::use_cases::accounts {
 
 // Synchronous use cases run by storage workers. Each checks permissions with
 // core/account rules, talks to storage, and returns a value or an error.
@@ -110,7 +110,7 @@ expected<core::usage::key_stats> usage_of_key(account_env& env,
 expected<organization_usage>
 usage_of_organization(account_env& env, const principal& who, int days);
 
-// -- access-token signing keys (actors/accounts/signing.cpp) ---------------
+// -- access-token signing keys (use_cases/accounts/signing.cpp) ------------
 
 /// The stored signing keys as the JWT code takes them.
 std::vector<security::jwt_key>
@@ -130,4 +130,4 @@ expected<std::string> rotate_signing_key(storage::store& db,
                                          std::int64_t keep_seconds,
                                          bool drop_old);
 
-} // namespace mailassay::actors::accounts
+} // namespace mailassay::use_cases::accounts
