@@ -1,5 +1,7 @@
 #include "net/http_client.hpp"
 
+#include "net/call_pool.hpp"
+
 #include <asio.hpp>
 #include <asio/ssl.hpp>
 #include <openssl/ssl.h>
@@ -39,29 +41,16 @@ std::string_view to_string(http_failure f) {
 
 struct http_client::impl {
   explicit impl(http_client_config c)
-      : config(std::move(c)), io(std::max(1, config.io_threads)),
+      : config(std::move(c)), calls(config.io_threads),
         tls(asio::ssl::context::tls_client) {}
 
   class call_op;
 
   http_client_config config;
-  asio::io_context io;
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>>
-      work;
+  call_pool<call_op> calls;
   asio::ssl::context tls;
-  std::vector<std::thread> threads;
 
-  std::mutex mutex;
-  bool stopped = false;
-  std::uint64_t next_id = 0;
-  std::unordered_map<std::uint64_t, std::weak_ptr<call_op>> live;
-
-  std::atomic<std::uint64_t> started{0}, blocked{0}, answered{0}, active{0};
-
-  void forget(std::uint64_t id) {
-    std::lock_guard guard{mutex};
-    live.erase(id);
-  }
+  std::atomic<std::uint64_t> blocked{0}, answered{0};
 };
 
 // One call: owns its socket, TLS stream and timer; lives on its own strand.
@@ -69,7 +58,7 @@ class http_client::impl::call_op
     : public std::enable_shared_from_this<http_client::impl::call_op> {
 public:
   call_op(impl& owner, std::uint64_t id, http_post request, callback done)
-      : owner_(owner), id_(id), strand_(asio::make_strand(owner.io)),
+      : owner_(owner), id_(id), strand_(asio::make_strand(owner.calls.io)),
         socket_(strand_), timer_(strand_), request_(std::move(request)),
         done_(std::move(done)) {}
 
@@ -250,8 +239,7 @@ private:
     auto& sock = tls_ ? tls_->next_layer() : socket_;
     sock.shutdown(tcp::socket::shutdown_both, ignored);
     sock.close(ignored);
-    --owner_.active;
-    owner_.forget(id_);
+    owner_.calls.close(id_);
     result_.address = address_;
     result_.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
         steady::now() - started_);
@@ -304,9 +292,7 @@ http_client::create(http_client_config config) {
                                   self->config.ca_file + ": " + ec.message());
   }
   self->tls.set_verify_mode(asio::ssl::verify_peer);
-  self->work.emplace(self->io.get_executor());
-  for (int i = 0; i < std::max(1, self->config.io_threads); ++i)
-    self->threads.emplace_back([s = self.get()] { s->io.run(); });
+  self->calls.run(self->config.io_threads);
   return std::unique_ptr<http_client>(new http_client(std::move(self)));
 }
 
@@ -318,18 +304,10 @@ http_client::~http_client() {
 
 void http_client::post(http_post request, callback done) {
   auto& s = *impl_;
-  std::shared_ptr<impl::call_op> op;
-  {
-    std::lock_guard guard{s.mutex};
-    if (!s.stopped) {
-      auto id = ++s.next_id;
-      op = std::make_shared<impl::call_op>(s, id, std::move(request),
+  auto op = s.calls.open([&](std::uint64_t id) {
+    return std::make_shared<impl::call_op>(s, id, std::move(request),
                                            std::move(done));
-      s.live.emplace(id, op);
-      ++s.started;
-      ++s.active;
-    }
-  }
+  });
   if (op) {
     op->start();
     return;
@@ -344,32 +322,15 @@ void http_client::post(http_post request, callback done) {
 http_client_counters http_client::counters() const {
   auto& s = *impl_;
   http_client_counters c;
-  c.started = s.started.load();
+  c.started = s.calls.started.load();
   c.blocked = s.blocked.load();
   c.answered = s.answered.load();
-  c.active = s.active.load();
+  c.active = s.calls.active.load();
   return c;
 }
 
 void http_client::shutdown() {
-  auto& s = *impl_;
-  std::vector<std::shared_ptr<impl::call_op>> ops;
-  {
-    std::lock_guard guard{s.mutex};
-    if (s.stopped)
-      return;
-    s.stopped = true;
-    for (auto& [id, weak] : s.live)
-      if (auto op = weak.lock())
-        ops.push_back(std::move(op));
-  }
-  for (auto& op : ops)
-    op->cancel();
-  ops.clear();
-  s.work.reset();
-  for (auto& t : s.threads)
-    if (t.joinable())
-      t.join();
+  impl_->calls.shutdown();
 }
 
 } // namespace mailassay::net

@@ -1,6 +1,7 @@
 #include "net/smtp_client.hpp"
 
 #include "core/limits/client_ip.hpp"
+#include "net/call_pool.hpp"
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
@@ -82,33 +83,17 @@ connect_failure classify_socks(std::uint8_t rep) {
 
 struct smtp_client::impl {
   explicit impl(smtp_client_config c)
-      : config(std::move(c)), io(std::max(1, config.io_threads)),
+      : config(std::move(c)), calls(config.io_threads),
         tls(asio::ssl::context::tls_client) {}
 
   class call_op;
 
   smtp_client_config config;
-  asio::io_context io;
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>>
-      work;
+  call_pool<call_op> calls;
   asio::ssl::context tls;
   std::optional<tcp::endpoint> proxy;
-  std::vector<std::thread> threads;
 
-  std::mutex mutex;
-  bool stopped = false;
-  std::uint64_t next_id = 0;
-  std::unordered_map<std::uint64_t, std::weak_ptr<call_op>> live;
-
-  std::atomic<std::uint64_t> started{0}, connected{0}, blocked{0}, tls_done{0},
-      timeouts{0}, active{0};
-
-  void forget(std::uint64_t id) {
-    std::lock_guard guard{mutex};
-    live.erase(id);
-  }
-
-  std::shared_ptr<call_op> find(std::uint64_t id);
+  std::atomic<std::uint64_t> connected{0}, blocked{0}, tls_done{0}, timeouts{0};
 };
 
 // One call: owns its socket, timer and session; lives on its own strand.
@@ -116,7 +101,7 @@ class smtp_client::impl::call_op
     : public std::enable_shared_from_this<smtp_client::impl::call_op> {
 public:
   call_op(impl& owner, std::uint64_t id, smtp_call call, callback done)
-      : owner_(owner), id_(id), strand_(asio::make_strand(owner.io)),
+      : owner_(owner), id_(id), strand_(asio::make_strand(owner.calls.io)),
         socket_(strand_), timer_(strand_), session_(std::move(call.session)),
         host_(std::move(call.host)), address_(std::move(call.address)),
         port_(call.port), step_(call.step_timeout), deadline_(call.deadline),
@@ -409,8 +394,7 @@ private:
     auto& sock = tls_ ? tls_->next_layer() : socket_;
     sock.shutdown(tcp::socket::shutdown_both, ignored);
     sock.close(ignored);
-    --owner_.active;
-    owner_.forget(id_);
+    owner_.calls.close(id_);
     smtp_call_result out;
     out.report = std::move(report_);
     out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -449,13 +433,6 @@ private:
   core::smtp::session_report report_;
 };
 
-std::shared_ptr<smtp_client::impl::call_op>
-smtp_client::impl::find(std::uint64_t id) {
-  std::lock_guard guard{mutex};
-  auto it = live.find(id);
-  return it == live.end() ? nullptr : it->second.lock();
-}
-
 core::expected<std::unique_ptr<smtp_client>>
 smtp_client::create(smtp_client_config config) {
   auto self = std::make_shared<impl>(std::move(config));
@@ -478,9 +455,7 @@ smtp_client::create(smtp_client_config config) {
     return core::make_error(core::errc::internal,
                             "smtp TLS set-up: " + ec.message());
   self->tls.set_verify_mode(asio::ssl::verify_none);
-  self->work.emplace(self->io.get_executor());
-  for (int i = 0; i < std::max(1, self->config.io_threads); ++i)
-    self->threads.emplace_back([s = self.get()] { s->io.run(); });
+  self->calls.run(self->config.io_threads);
   return std::unique_ptr<smtp_client>(new smtp_client(std::move(self)));
 }
 
@@ -492,19 +467,12 @@ smtp_client::~smtp_client() {
 
 smtp_client::call_id smtp_client::run(smtp_call call, callback done) {
   auto& s = *impl_;
-  std::shared_ptr<impl::call_op> op;
   call_id id = 0;
-  {
-    std::lock_guard guard{s.mutex};
-    if (!s.stopped) {
-      id = ++s.next_id;
-      op = std::make_shared<impl::call_op>(s, id, std::move(call),
+  auto op = s.calls.open([&](std::uint64_t fresh) {
+    id = fresh;
+    return std::make_shared<impl::call_op>(s, id, std::move(call),
                                            std::move(done));
-      s.live.emplace(id, op);
-      ++s.started;
-      ++s.active;
-    }
-  }
+  });
   if (op) {
     op->start();
     return id;
@@ -519,46 +487,29 @@ smtp_client::call_id smtp_client::run(smtp_call call, callback done) {
 }
 
 void smtp_client::give(call_id id, std::string address, std::string probe) {
-  if (auto op = impl_->find(id))
+  if (auto op = impl_->calls.find(id))
     op->more(std::make_pair(std::move(address), std::move(probe)));
 }
 
 void smtp_client::finish(call_id id) {
-  if (auto op = impl_->find(id))
+  if (auto op = impl_->calls.find(id))
     op->more(std::nullopt);
 }
 
 smtp_client_counters smtp_client::counters() const {
   auto& s = *impl_;
   smtp_client_counters c;
-  c.started = s.started.load();
+  c.started = s.calls.started.load();
   c.connected = s.connected.load();
   c.blocked = s.blocked.load();
   c.tls = s.tls_done.load();
   c.timeouts = s.timeouts.load();
-  c.active = s.active.load();
+  c.active = s.calls.active.load();
   return c;
 }
 
 void smtp_client::shutdown() {
-  auto& s = *impl_;
-  std::vector<std::shared_ptr<impl::call_op>> ops;
-  {
-    std::lock_guard guard{s.mutex};
-    if (s.stopped)
-      return;
-    s.stopped = true;
-    for (auto& [id, weak] : s.live)
-      if (auto op = weak.lock())
-        ops.push_back(std::move(op));
-  }
-  for (auto& op : ops)
-    op->cancel();
-  ops.clear();
-  s.work.reset();
-  for (auto& t : s.threads)
-    if (t.joinable())
-      t.join();
+  impl_->calls.shutdown();
 }
 
 } // namespace mailassay::net
