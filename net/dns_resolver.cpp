@@ -194,14 +194,8 @@ dns_resolver::cached_route(std::string_view domain) {
 
 dns_resolver_counters dns_resolver::counters() const {
   auto& m = *impl_;
-  auto q = m.loop->counters();
   dns_resolver_counters c;
-  c.queries_sent = q.queries_sent;
-  c.answers = q.answers;
-  c.failures = q.failures;
-  c.in_flight = q.in_flight;
-  c.peak_in_flight = q.peak_in_flight;
-  c.queued = q.queued;
+  static_cast<dns_loop_counters&>(c) = m.loop->counters();
   c.route_requests = m.route_requests;
   c.cache_hits = m.cache_hits;
   c.cache_misses = m.cache_misses;

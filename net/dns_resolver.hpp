@@ -4,6 +4,7 @@
 #include "core/dns/cache.hpp"
 #include "core/dns/records.hpp"
 #include "core/dns/route.hpp"
+#include "net/dns_loop.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -36,15 +37,9 @@ struct dns_resolver_config {
   std::function<core::dns::time_point()> clock;
 };
 
-/// Counters and gauges for /metrics.
-struct dns_resolver_counters {
-  std::uint64_t queries_sent = 0;    ///< Queries handed to c-ares.
-  std::uint64_t answers = 0;         ///< Queries that ended with an answer
-                                     ///< (ok, nodata, nxdomain).
-  std::uint64_t failures = 0;        ///< Queries that ended without one.
-  std::uint64_t in_flight = 0;       ///< Queries in c-ares now.
-  std::uint64_t peak_in_flight = 0;  ///< Most queries in c-ares at once.
-  std::uint64_t queued = 0;          ///< Queries waiting for a slot now.
+/// Counters and gauges for /metrics: the loop's (queries sent, answers,
+/// failures, in flight, queued) and the mail-route cache's.
+struct dns_resolver_counters : dns_loop_counters {
   std::uint64_t route_requests = 0;  ///< Calls of `resolve_mail_route`.
   std::uint64_t cache_hits = 0;      ///< Routes answered from the cache.
   std::uint64_t cache_misses = 0;    ///< Routes that started a resolution.
