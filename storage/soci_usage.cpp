@@ -8,6 +8,25 @@ namespace {
 using soci::into;
 using soci::use;
 
+// Rows of usage counters over a day range: `query` selects a label (a day
+// or a key id) and the sums of requests, successful and credits for one
+// id (:i) from one day (:f) to another (:t), in the order it wants.
+template <class Row>
+std::vector<Row> counter_rows(soci::session& sql, const std::string& query,
+                              std::string Row::*label, const std::string& id,
+                              const std::string& from_day,
+                              const std::string& to_day) {
+  Row row;
+  soci::statement st = (sql.prepare << query, use(id), use(from_day),
+                        use(to_day), into(row.*label), into(row.requests),
+                        into(row.successful), into(row.credits));
+  st.execute();
+  std::vector<Row> out;
+  while (st.fetch())
+    out.push_back(row);
+  return out;
+}
+
 } // namespace
 
 expected<unit>
@@ -58,18 +77,11 @@ soci_store::usage_between(const std::string& key_id,
                           const std::string& from_day,
                           const std::string& to_day) {
   return run<std::vector<usage_day>>(true, [&] {
-    usage_day row;
-    soci::statement st =
-        (sql_.prepare << "SELECT day, requests, successful, credits "
-                         "FROM usage_daily WHERE key_id = :k "
-                         "AND day >= :f AND day <= :t ORDER BY day",
-         use(key_id), use(from_day), use(to_day), into(row.day),
-         into(row.requests), into(row.successful), into(row.credits));
-    st.execute();
-    std::vector<usage_day> out;
-    while (st.fetch())
-      out.push_back(row);
-    return out;
+    return counter_rows(sql_,
+                        "SELECT day, requests, successful, credits "
+                        "FROM usage_daily WHERE key_id = :i "
+                        "AND day >= :f AND day <= :t ORDER BY day",
+                        &usage_day::day, key_id, from_day, to_day);
   });
 }
 
@@ -91,23 +103,16 @@ soci_store::organization_usage_between(const std::string& organization_id,
                                        const std::string& from_day,
                                        const std::string& to_day) {
   return run<std::vector<usage_day>>(true, [&] {
-    usage_day row;
     // usage_daily carries the organization, so no join: the primary key
     // does not cover this filter, but an organization has few keys and a
     // window few days.
-    soci::statement st =
-        (sql_.prepare << "SELECT day, SUM(requests), SUM(successful), "
-                         "SUM(credits) FROM usage_daily "
-                         "WHERE organization_id = :o "
-                         "AND day >= :f AND day <= :t "
-                         "GROUP BY day ORDER BY day",
-         use(organization_id), use(from_day), use(to_day), into(row.day),
-         into(row.requests), into(row.successful), into(row.credits));
-    st.execute();
-    std::vector<usage_day> out;
-    while (st.fetch())
-      out.push_back(row);
-    return out;
+    return counter_rows(sql_,
+                        "SELECT day, SUM(requests), SUM(successful), "
+                        "SUM(credits) FROM usage_daily "
+                        "WHERE organization_id = :i "
+                        "AND day >= :f AND day <= :t "
+                        "GROUP BY day ORDER BY day",
+                        &usage_day::day, organization_id, from_day, to_day);
   });
 }
 
@@ -116,20 +121,13 @@ soci_store::organization_usage_by_key(const std::string& organization_id,
                                       const std::string& from_day,
                                       const std::string& to_day) {
   return run<std::vector<key_usage>>(true, [&] {
-    key_usage row;
-    soci::statement st =
-        (sql_.prepare << "SELECT key_id, SUM(requests) AS r, "
-                         "SUM(successful), SUM(credits) FROM usage_daily "
-                         "WHERE organization_id = :o "
-                         "AND day >= :f AND day <= :t "
-                         "GROUP BY key_id ORDER BY r DESC, key_id",
-         use(organization_id), use(from_day), use(to_day), into(row.key_id),
-         into(row.requests), into(row.successful), into(row.credits));
-    st.execute();
-    std::vector<key_usage> out;
-    while (st.fetch())
-      out.push_back(row);
-    return out;
+    return counter_rows(sql_,
+                        "SELECT key_id, SUM(requests) AS r, "
+                        "SUM(successful), SUM(credits) FROM usage_daily "
+                        "WHERE organization_id = :i "
+                        "AND day >= :f AND day <= :t "
+                        "GROUP BY key_id ORDER BY r DESC, key_id",
+                        &key_usage::key_id, organization_id, from_day, to_day);
   });
 }
 
