@@ -33,10 +33,10 @@ struct text_hash {
 template <class Bucket>
 struct bucket_list {
   Bucket* buckets[12] = {};
-  std::string_view scopes[12];
+  limit_scope scopes[12] = {};
   std::size_t size = 0;
 
-  void add(Bucket* b, std::string_view scope) {
+  void add(Bucket* b, limit_scope scope) {
     buckets[size] = b;
     scopes[size] = scope;
     ++size;
@@ -113,22 +113,35 @@ std::optional<window_spec> widget_window(const widget_scope& w) {
 template <class F>
 void for_auth_scopes(const limit_check& c, F f) {
   if (c.login_ip)
-    f(*c.login_ip, "login_ip");
+    f(*c.login_ip, limit_scope::login_ip);
   if (c.login_account)
-    f(*c.login_account, "login_account");
+    f(*c.login_account, limit_scope::login_account);
   if (c.signup_ip)
-    f(*c.signup_ip, "signup_ip");
+    f(*c.signup_ip, limit_scope::signup_ip);
 }
 
 // The id of an account-endpoint bucket in the shared table.
-std::string auth_id(std::string_view scope, const window_scope& w) {
-  std::string id{scope};
+std::string auth_id(limit_scope scope, const window_scope& w) {
+  std::string id{to_string(scope)};
   id += ':';
   id += w.id;
   return id;
 }
 
 } // namespace
+
+std::string_view to_string(limit_scope s) {
+  switch (s) {
+    case limit_scope::none: return "";
+    case limit_scope::ip: return "ip";
+    case limit_scope::key: return "key";
+    case limit_scope::device: return "device";
+    case limit_scope::login_ip: return "login_ip";
+    case limit_scope::login_account: return "login_account";
+    case limit_scope::signup_ip: return "signup_ip";
+  }
+  return "";
+}
 
 /// One bucket table per scope.
 struct limiter_tables {
@@ -201,7 +214,7 @@ limit_decision limiter_shared::check(const limit_check& c) {
   bucket_list<token_bucket> list;
   if (c.ip)
     if (auto spec = ip_window(ip_per_minute, *c.ip))
-      list.add(&one_window(t.ip, c.ip->ip, *spec, now), "ip");
+      list.add(&one_window(t.ip, c.ip->ip, *spec, now), limit_scope::ip);
   if (c.key) {
     key_specs specs{c.key->limits};
     if (specs.empty()) {
@@ -214,16 +227,18 @@ limit_decision limiter_shared::check(const limit_check& c) {
       if (!specs.same_as(w.specs()))
         w.reshape(specs.vector(), now);
       for (auto& b : w.buckets())
-        list.add(&b, "key");
+        list.add(&b, limit_scope::key);
     }
   }
   if (c.device)
     if (auto spec = widget_window(*c.device))
-      list.add(&one_window(t.device, c.device->id, *spec, now), "device");
+      list.add(&one_window(t.device, c.device->id, *spec, now),
+               limit_scope::device);
   if (c.widget_ip)
     if (auto spec = widget_window(*c.widget_ip))
-      list.add(&one_window(t.widget_ip, c.widget_ip->id, *spec, now), "ip");
-  for_auth_scopes(c, [&](const window_scope& w, std::string_view scope) {
+      list.add(&one_window(t.widget_ip, c.widget_ip->id, *spec, now),
+               limit_scope::ip);
+  for_auth_scopes(c, [&](const window_scope& w, limit_scope scope) {
     if (auto spec = widget_window(w))
       list.add(&one_window(t.auth, auth_id(scope, w), *spec, now), scope);
   });
@@ -242,7 +257,7 @@ limit_decision limiter_shared::peek(const limit_check& c) const {
   std::optional<token_bucket> fresh[12];
   std::size_t fresh_used = 0;
   auto one = [&](const bucket_table<std::string>& table, const std::string& id,
-                 window_spec spec, std::string_view scope) {
+                 window_spec spec, limit_scope scope) {
     const auto* b = table.peek(id);
     if (!b || !(b->spec() == spec)) {
       auto& tmp = fresh[fresh_used++];
@@ -254,7 +269,7 @@ limit_decision limiter_shared::peek(const limit_check& c) const {
   };
   if (c.ip)
     if (auto spec = ip_window(ip_per_minute, *c.ip))
-      one(t.ip, c.ip->ip, *spec, "ip");
+      one(t.ip, c.ip->ip, *spec, limit_scope::ip);
   std::optional<multi_window> reshaped;
   if (c.key) {
     key_specs specs{c.key->limits};
@@ -267,16 +282,16 @@ limit_decision limiter_shared::peek(const limit_check& c) const {
         w = &*reshaped;
       }
       for (const auto& b : w->buckets())
-        list.add(&b, "key");
+        list.add(&b, limit_scope::key);
     }
   }
   if (c.device)
     if (auto spec = widget_window(*c.device))
-      one(t.device, c.device->id, *spec, "device");
+      one(t.device, c.device->id, *spec, limit_scope::device);
   if (c.widget_ip)
     if (auto spec = widget_window(*c.widget_ip))
-      one(t.widget_ip, c.widget_ip->id, *spec, "ip");
-  for_auth_scopes(c, [&](const window_scope& w, std::string_view scope) {
+      one(t.widget_ip, c.widget_ip->id, *spec, limit_scope::ip);
+  for_auth_scopes(c, [&](const window_scope& w, limit_scope scope) {
     if (auto spec = widget_window(w))
       one(t.auth, auth_id(scope, w), *spec, scope);
   });
@@ -418,20 +433,22 @@ std::vector<limit_window> windows_of(const limit_check& c,
   std::vector<limit_window> out;
   if (c.ip)
     if (auto spec = ip_window(ip_per_minute, *c.ip))
-      out.push_back({limiter_table::ip, c.ip->ip, *spec, "ip"});
+      out.push_back({limiter_table::ip, c.ip->ip, *spec, limit_scope::ip});
   if (c.key) {
     key_specs specs{c.key->limits};
     for (std::size_t i = 0; i < specs.size; ++i)
       out.push_back({limiter_table::key, std::string{c.key->key_id},
-                     specs.specs[i], "key"});
+                     specs.specs[i], limit_scope::key});
   }
   if (c.device)
     if (auto spec = widget_window(*c.device))
-      out.push_back({limiter_table::device, c.device->id, *spec, "device"});
+      out.push_back(
+          {limiter_table::device, c.device->id, *spec, limit_scope::device});
   if (c.widget_ip)
     if (auto spec = widget_window(*c.widget_ip))
-      out.push_back({limiter_table::widget_ip, c.widget_ip->id, *spec, "ip"});
-  for_auth_scopes(c, [&](const window_scope& w, std::string_view scope) {
+      out.push_back(
+          {limiter_table::widget_ip, c.widget_ip->id, *spec, limit_scope::ip});
+  for_auth_scopes(c, [&](const window_scope& w, limit_scope scope) {
     if (auto spec = widget_window(w))
       out.push_back({limiter_table::auth, auth_id(scope, w), *spec, scope});
   });

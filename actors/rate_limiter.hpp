@@ -67,17 +67,31 @@ struct limit_check {
   core::limits::millis now{0};
 };
 
+/// The scope a limit window belongs to: what refused a request, or whose
+/// window the `RateLimit-*` numbers describe.
+enum class limit_scope {
+  none,          ///< No window (allowed, or nothing limited).
+  ip,            ///< Per client IP: validate's, and the widget's.
+  key,           ///< Per API key (minute, hour, day).
+  device,        ///< Widget, per device id.
+  login_ip,      ///< POST /v2/auth/login per client IP.
+  login_account, ///< POST /v2/auth/login per account (failures only).
+  signup_ip,     ///< POST /v2/auth/signup per client IP.
+};
+
+/// The scope's name ("login_ip" ...): the prefix of its buckets' ids in the
+/// account endpoints' table, locally and in a shared store.
+std::string_view to_string(limit_scope s);
+
 /// The answer to a `limit_check`, with the numbers for the `RateLimit-*`
 /// and `Retry-After` headers.
 struct limit_decision {
   bool allowed = true;
-  /// Scope that refused: "ip", "key", "device" ("ip" also for the widget's
-  /// per-IP scope), "login_ip", "login_account", "signup_ip"; empty when
-  /// allowed.
-  std::string_view refused_by;
-  /// Scope whose window the numbers describe; empty when no window applied
+  /// Scope that refused; `none` when allowed.
+  limit_scope refused_by = limit_scope::none;
+  /// Scope whose window the numbers describe; `none` when no window applied
   /// (all scopes unlimited or absent), and then all numbers are 0.
-  std::string_view reported;
+  limit_scope reported = limit_scope::none;
   std::int64_t limit = 0;               ///< RateLimit-Limit.
   std::int64_t remaining = 0;           ///< RateLimit-Remaining.
   std::int64_t reset_seconds = 0;       ///< RateLimit-Reset.
@@ -130,7 +144,7 @@ struct limit_window {
   /// id, or "<scope>:<id>" in the account endpoints' table.
   std::string id;
   core::limits::window_spec spec;
-  std::string_view scope; ///< As in `limit_decision::refused_by`.
+  limit_scope scope = limit_scope::none; ///< The window's scope.
 };
 
 /// Returns every window of `c` with a limit, in the order the limiter

@@ -142,7 +142,7 @@ std::string shared_limiter::key_of(const limit_window& w) const {
   key += ':';
   // An account's email is no business of Redis' (nor of whoever reads its
   // keys): it goes in hashed.
-  if (w.scope == "login_account")
+  if (w.scope == limit_scope::login_account)
     key += security::sha256_hex(w.id);
   else
     key += w.id;
@@ -240,8 +240,8 @@ void shared_limiter::check_and_peek(const limit_check& take,
         // The script decided; the numbers above come from the same state.
         d.allowed = allowed;
         if (allowed)
-          d.refused_by = {};
-        else if (d.refused_by.empty())
+          d.refused_by = limit_scope::none;
+        else if (d.refused_by == limit_scope::none)
           d.refused_by = d.reported;
         auto p = decision_of(call->windows, call->taken, n - call->taken,
                              core::limits::peek_all(read_only, now));

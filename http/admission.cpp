@@ -76,7 +76,7 @@ core::error ip_refusal(const actors::limit_decision& d) {
 
 core::error widget_refusal(const actors::limit_decision& d) {
   return refusal(core::errc::widget_rate_limited,
-                 d.refused_by == "device"
+                 d.refused_by == actors::limit_scope::device
                      ? "Too many validation requests from this device, "
                        "please try again later"
                      : "Too many validation requests from this IP, please "
@@ -86,9 +86,9 @@ core::error widget_refusal(const actors::limit_decision& d) {
 
 const actors::limit_decision& tighter_of(const actors::limit_decision& a,
                                          const actors::limit_decision& b) {
-  if (a.reported.empty())
+  if (a.reported == actors::limit_scope::none)
     return b;
-  if (b.reported.empty())
+  if (b.reported == actors::limit_scope::none)
     return a;
   core::limits::decision da{true, a.limit, a.remaining, a.reset_seconds, 0};
   core::limits::decision db{true, b.limit, b.remaining, b.reset_seconds, 0};

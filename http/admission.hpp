@@ -22,12 +22,12 @@
 // So a flood of bad credentials is held by the per-IP window and never
 // reaches storage, and a cached key needs no storage at all.
 
-#include "use_cases/accounts/types.hpp"
 #include "actors/rate_limiter.hpp"
 #include "http/credentials.hpp"
 #include "http/handler_support.hpp"
 #include "http/rate_limit.hpp"
 #include "http/router.hpp"
+#include "use_cases/accounts/types.hpp"
 
 #include <optional>
 #include <string>
@@ -95,7 +95,7 @@ void admitted(const call& c, const cached_t& cached, bool enabled,
   if (enabled) {
     c.ex->set_rate(headers_of(first));
     if (!first.allowed) {
-      if (first.refused_by != "key")
+      if (first.refused_by != actors::limit_scope::key)
         return c.ex->fail(refused(first));
       count_usage(c, **cached, {});
       return c.ex->fail(key_refusal(first));

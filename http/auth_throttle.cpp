@@ -28,7 +28,7 @@ void admit_signup(const call& c, std::function<void()> next) {
   check.now = steady_millis();
   decide(*c.svc, check,
          [c, next = std::move(next)](const actors::limit_decision& d) {
-           if (!d.reported.empty())
+           if (d.reported != actors::limit_scope::none)
              c.ex->set_rate(headers_of(d));
            if (d.allowed)
              return next();
@@ -46,7 +46,7 @@ void login_decided(
     const call& c, const actors::window_scope& account,
     const actors::limit_decision& ip, const actors::limit_decision& failures,
     const std::function<void(const actors::window_scope&)>& next) {
-  if (!ip.reported.empty())
+  if (ip.reported != actors::limit_scope::none)
     c.ex->set_rate(headers_of(ip));
   if (!ip.allowed)
     return c.ex->fail(

@@ -77,12 +77,12 @@ TEST_SUITE("actors.rate_limiter") {
     for (int i = 1; i <= 100; ++i) {
       auto d = f.from_ip("198.51.100.1", t0 + millis{i});
       REQUIRE(d.allowed);
-      CHECK(d.reported == "ip");
+      CHECK(d.reported == limit_scope::ip);
       CHECK(d.limit == 100);
     }
     auto refused = f.from_ip("198.51.100.1", t0 + 100ms);
     CHECK_FALSE(refused.allowed);
-    CHECK(refused.refused_by == "ip");
+    CHECK(refused.refused_by == limit_scope::ip);
     CHECK(refused.remaining == 0);
     CHECK(refused.retry_after_seconds == 1);
     auto other = f.from_ip("198.51.100.2", t0 + 100ms);
@@ -105,7 +105,7 @@ TEST_SUITE("actors.rate_limiter") {
     c.ip->per_minute = 0; // unlimited
     auto d = f.check(c);
     CHECK(d.allowed);
-    CHECK(d.reported.empty());
+    CHECK(d.reported == limit_scope::none);
   }
 
   TEST_CASE("enforces a key's per-minute limit") {
@@ -114,7 +114,7 @@ TEST_SUITE("actors.rate_limiter") {
       REQUIRE(f.with_key("key-1", per_minute(5), t0).allowed);
     auto refused = f.with_key("key-1", per_minute(5), t0);
     CHECK_FALSE(refused.allowed);
-    CHECK(refused.refused_by == "key");
+    CHECK(refused.refused_by == limit_scope::key);
     CHECK(refused.limit == 5);
     CHECK(refused.retry_after_seconds == 12);
     CHECK(f.with_key("key-2", per_minute(5), t0).allowed);
@@ -138,7 +138,7 @@ TEST_SUITE("actors.rate_limiter") {
     CHECK(d.limit == 1000);
     auto unlimited = f.with_key("key-1", {}, t0);
     CHECK(unlimited.allowed);
-    CHECK(unlimited.reported.empty());
+    CHECK(unlimited.reported == limit_scope::none);
     CHECK(f.limiter->gauges().key_buckets == 0);
   }
 
@@ -150,14 +150,14 @@ TEST_SUITE("actors.rate_limiter") {
     c.key = key_scope{"key-9", per_minute(3)};
     c.now = t0;
     auto first = f.check(c);
-    CHECK(first.reported == "key");
+    CHECK(first.reported == limit_scope::key);
     CHECK(first.limit == 3);
     CHECK(first.remaining == 2);
     f.check(c);
     f.check(c);
     auto refused = f.check(c);
     CHECK_FALSE(refused.allowed);
-    CHECK(refused.refused_by == "key");
+    CHECK(refused.refused_by == limit_scope::key);
     // The refused requests took nothing from the IP bucket.
     auto ip_only = f.from_ip("198.51.100.7", t0);
     CHECK(ip_only.remaining == 96);
@@ -173,12 +173,12 @@ TEST_SUITE("actors.rate_limiter") {
     CHECK(f.check(c).allowed);
     auto by_device = f.check(c);
     CHECK_FALSE(by_device.allowed);
-    CHECK(by_device.refused_by == "device");
+    CHECK(by_device.refused_by == limit_scope::device);
     c.device->id = "device-2";
     CHECK(f.check(c).allowed);
     auto by_ip = f.check(c);
     CHECK_FALSE(by_ip.allowed);
-    CHECK(by_ip.refused_by == "ip");
+    CHECK(by_ip.refused_by == limit_scope::ip);
   }
 
   TEST_CASE("reports a key's hour or day window when it is the tightest") {
@@ -188,7 +188,7 @@ TEST_SUITE("actors.rate_limiter") {
     l.per_hour = 5;
     l.per_day = 1000;
     auto d = f.with_key("key-h", l, t0);
-    CHECK(d.reported == "key");
+    CHECK(d.reported == limit_scope::key);
     CHECK(d.limit == 5);
     CHECK(d.remaining == 4);
     CHECK(d.reset_seconds == 720); // one token every 12 minutes
@@ -200,7 +200,7 @@ TEST_SUITE("actors.rate_limiter") {
     CHECK(f.with_key("key-d", day, t0).remaining == 0);
     auto refused = f.with_key("key-d", day, t0 + 1s);
     CHECK_FALSE(refused.allowed);
-    CHECK(refused.refused_by == "key");
+    CHECK(refused.refused_by == limit_scope::key);
     CHECK(refused.period == 24h);
     CHECK(refused.limit == 2);
     CHECK(refused.retry_after_seconds == 43200 - 1);
@@ -233,7 +233,7 @@ TEST_SUITE("actors.rate_limiter") {
     c.now = t0;
     auto fresh = f.limiter->peek(c);
     CHECK(fresh.allowed);
-    CHECK(fresh.reported == "ip");
+    CHECK(fresh.reported == limit_scope::ip);
     CHECK(fresh.limit == 100);
     CHECK(fresh.remaining == 100);
     CHECK(fresh.reset_seconds == 0);
@@ -256,7 +256,7 @@ TEST_SUITE("actors.rate_limiter") {
     c.key = key_scope{"key-p", per_minute(5)};
     c.now = t0;
     auto unused = f.limiter->peek(c);
-    CHECK(unused.reported == "key");
+    CHECK(unused.reported == limit_scope::key);
     CHECK(unused.limit == 5);
     CHECK(unused.remaining == 5);
     f.check(c);
@@ -270,11 +270,11 @@ TEST_SUITE("actors.rate_limiter") {
     CHECK(raised.remaining == 8);
     c.key->limits = {};
     auto unlimited = f.limiter->peek(c);
-    CHECK(unlimited.reported == "ip");
+    CHECK(unlimited.reported == limit_scope::ip);
     CHECK(unlimited.remaining == 98);
     limit_check nothing;
     nothing.now = t0;
-    CHECK(f.limiter->peek(nothing).reported.empty());
+    CHECK(f.limiter->peek(nothing).reported == limit_scope::none);
     CHECK(f.limiter->peek(nothing).limit == 0);
   }
 
@@ -288,11 +288,11 @@ TEST_SUITE("actors.rate_limiter") {
     for (int i = 0; i < 4; ++i)
       f.check(c);
     auto d = f.limiter->peek(c);
-    CHECK(d.reported == "device");
+    CHECK(d.reported == limit_scope::device);
     CHECK(d.remaining == 6);
     c.device->id = "device-2";
     auto other = f.limiter->peek(c);
-    CHECK(other.reported == "device");
+    CHECK(other.reported == limit_scope::device);
     CHECK(other.remaining == 10);
   }
 

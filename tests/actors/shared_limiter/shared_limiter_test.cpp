@@ -224,14 +224,14 @@ TEST_SUITE("actors.shared_limiter") {
     for (int i = 0; i < 5; ++i) {
       CAPTURE(i);
       CHECK(ds[i].allowed);
-      CHECK(ds[i].reported == "key");
+      CHECK(ds[i].reported == limit_scope::key);
       CHECK(ds[i].limit == 5);
       CHECK(ds[i].remaining == 4 - i);
       CHECK(ds[i].period == core::limits::minute);
     }
     for (int i = 5; i < 8; ++i) {
       CHECK_FALSE(ds[i].allowed);
-      CHECK(ds[i].refused_by == "key");
+      CHECK(ds[i].refused_by == limit_scope::key);
       CHECK(ds[i].retry_after_seconds >= 1);
       CHECK(ds[i].retry_after_seconds <= 12);
     }
@@ -268,9 +268,9 @@ TEST_SUITE("actors.shared_limiter") {
         });
     auto [taken, read] = p.get_future().get();
     CHECK(taken.allowed);
-    CHECK(taken.reported == "login_ip");
+    CHECK(taken.reported == limit_scope::login_ip);
     CHECK(taken.remaining == 29);
-    CHECK(read.reported == "login_account");
+    CHECK(read.reported == limit_scope::login_account);
     CHECK(read.remaining == 0);
     // The email is not in any key name.
     auto w = windows_of(account, a.local.ip_per_minute());
@@ -304,7 +304,7 @@ TEST_SUITE("actors.shared_limiter") {
     node a{redis, fresh_prefix()};
     auto d = a.check(key_check("key_3", 0));
     CHECK(d.allowed);
-    CHECK(d.reported.empty());
+    CHECK(d.reported == limit_scope::none);
     CHECK(a.shared.counters().fallbacks.load() == 0);
     redis->stop();
   }
