@@ -1,0 +1,206 @@
+#pragma once
+
+// The batch runner and its supervisors as `serve` wires them, on a fresh
+// database of one backend: a real CAF system, storage workers, a validator
+// whose resolver asks the DNS peer on loopback. Jobs are created in
+// storage, as an upload does, and watched there.
+
+#include "actors/batch/runner.hpp"
+#include "actors/storage_pool.hpp"
+#include "actors/validation/validator.hpp"
+#include "net/dns_resolver.hpp"
+#include "security/jwt_keyring.hpp"
+#include "tests/peers/dns_peer.hpp"
+#include "tests/storage/support.hpp"
+#include "use_cases/accounts/key_cache.hpp"
+
+#include <caf/all.hpp>
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace mailassay::tests::batch {
+
+using namespace std::chrono_literals;
+namespace cb = core::batch;
+
+/// Waits until `done()` holds, polling; false after `limit`.
+inline bool eventually(const std::function<bool()>& done,
+                       std::chrono::milliseconds limit = 60s) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > end)
+      return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+/// One test's runtime.
+struct world {
+  explicit world(storage::dialect kind) : t(kind) {
+    if (t.skipped())
+      return;
+    // ok.test has a mail route; nomx.test does not exist.
+    dns.add_mx("ok.test", 10, "mx.ok.test");
+    dns.add_a("mx.ok.test", "192.0.2.1");
+    dns.set_behaviour("nomx.test", peers::dns_behaviour::nxdomain);
+    sys_cfg.set("scheduler.max-threads", 2);
+    sys_cfg.set("logger.verbosity", caf::atom("quiet"));
+    sys = std::make_unique<caf::actor_system>(sys_cfg);
+    net::dns_resolver_config rc;
+    rc.servers = {dns.server()};
+    rc.timeout = 500ms;
+    rc.tries = 1;
+    resolver = std::shared_ptr<net::dns_resolver>(
+        std::move(net::dns_resolver::create(std::move(rc)).value()));
+    core::syntax::options syntax;
+    syntax.allow_test_domains = true;
+    validator = std::make_shared<actors::validation::validator>(
+        std::make_shared<const core::risk::lists>(), resolver, syntax);
+    cfg.database.url = t.url();
+    storage = std::make_unique<actors::storage_pool>(
+        *sys, cfg, keys, jwt, actors::storage_lane{2, 0, "test-batch"});
+    batch.poll_ms = 50;
+    batch.lease_seconds = 30;
+    batch.checkpoint_rows = 3;
+    batch.concurrency = 4;
+    batch.nice = 0;
+    batch.rate_under_load = 0;
+    storage::testing::create_org(t.db(), "o1", "o1@example.com", 1000);
+    storage::testing::create_org(t.db(), "o2", "o2@example.com", 1000);
+  }
+
+  ~world() {
+    runners.clear();
+    if (storage)
+      storage->stop();
+    if (resolver)
+      resolver->shutdown();
+    sys.reset();
+  }
+
+  storage::testing::test_db t;
+  peers::dns_peer dns;
+  caf::actor_system_config sys_cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  std::shared_ptr<net::dns_resolver> resolver;
+  std::shared_ptr<actors::validation::validator> validator;
+  config::settings cfg;
+  config::batch_settings batch;
+  use_cases::accounts::key_cache keys{16, 60};
+  std::shared_ptr<security::jwt_keyring> jwt =
+      security::jwt_keyring::fixed("batch-tests-secret-of-enough-length");
+  std::unique_ptr<actors::storage_pool> storage;
+  /// Real-time validations so far, as the runner's env reads them.
+  std::shared_ptr<std::atomic<std::int64_t>> realtime =
+      std::make_shared<std::atomic<std::int64_t>>(0);
+  std::vector<std::unique_ptr<actors::batch_runner>> runners;
+
+  /// What a runner of lease owner `owner` works with: the settings in
+  /// `batch`, Unix time.
+  actors::batch_runner_env env(const std::string& owner) {
+    actors::batch_runner_env e;
+    e.storage = storage.get();
+    e.validator = validator;
+    e.cfg = batch;
+    e.owner = owner;
+    e.now = [] { return static_cast<std::int64_t>(std::time(nullptr)); };
+    e.realtime_count = [r = realtime] { return r->load(); };
+    return e;
+  }
+
+  /// Starts a runner of lease owner `owner`.
+  actors::batch_runner& start(const std::string& owner) {
+    runners.push_back(std::make_unique<actors::batch_runner>(*sys, env(owner)));
+    return *runners.back();
+  }
+
+  /// Queues job `id` of `org` with `emails` (one item each) and `invalid`
+  /// rows already done.
+  void queue(const std::string& id, const std::string& org,
+             const std::vector<std::string>& emails, std::int64_t invalid = 0) {
+    cb::job j;
+    j.id = id;
+    j.organization_id = org;
+    j.file_name = id + ".csv";
+    j.email_column = "email";
+    j.unique_emails = static_cast<std::int64_t>(emails.size());
+    j.invalid_rows = invalid;
+    j.total_rows = j.unique_emails + invalid;
+    j.processed = invalid;
+    j.counts.invalid = invalid;
+    j.created_at = std::time(nullptr);
+    std::vector<cb::item> items;
+    std::int64_t seq = 0;
+    for (std::int64_t i = 0; i < invalid; ++i) {
+      cb::item it;
+      it.seq = seq++;
+      it.email = "not an address";
+      it.done = true;
+      it.status = "invalid";
+      it.reason = "invalid_syntax";
+      it.detail = R"({"syntax":false})";
+      items.push_back(it);
+    }
+    for (const auto& e : emails) {
+      cb::item it;
+      it.seq = seq++;
+      it.email = e;
+      items.push_back(it);
+    }
+    auto r = t.db().create_batch_job(j, items);
+    REQUIRE_MESSAGE(r.has_value(), storage::testing::why(r));
+  }
+
+  /// The job as stored now.
+  cb::job job(const std::string& id, const std::string& org = "o1") {
+    auto j = t.db().get_batch_job(org, id);
+    REQUIRE_MESSAGE(j.has_value(), storage::testing::why(j));
+    return *j;
+  }
+
+  /// Waits until job `id` has `status`; requires it within a minute.
+  cb::job wait_for(const std::string& id, cb::job_status status,
+                   const std::string& org = "o1") {
+    cb::job last;
+    bool ok = eventually([&] {
+      last = job(id, org);
+      return last.status == status;
+    });
+    REQUIRE_MESSAGE(ok, "job " << id << " is " << cb::to_string(last.status)
+                               << ", not " << cb::to_string(status));
+    return last;
+  }
+
+  /// Every item of job `id`, in file order.
+  std::vector<cb::item> items(const std::string& id) {
+    auto r = t.db().batch_items(id, -1, 100000, false, {});
+    REQUIRE_MESSAGE(r.has_value(), storage::testing::why(r));
+    return *r;
+  }
+};
+
+/// `n` addresses at `domain`: u0@domain, u1@domain, ...
+inline std::vector<std::string> addresses(int n, const std::string& domain) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back("u" + std::to_string(i) + "@" + domain);
+  return out;
+}
+
+} // namespace mailassay::tests::batch
+
+/// Opens the world of the current backend as `name`, or returns from the
+/// test when the backend is skipped.
+#define MAILASSAY_BATCH_WORLD(name)                                            \
+  mailassay::tests::batch::world name{TestType::kind};                         \
+  if (name.t.skipped())                                                        \
+  return
