@@ -30,8 +30,7 @@ struct job_context {
 
   /// Builds the use-case environment at `now`; requires `db`.
   use_cases::accounts::account_env env(std::int64_t now) const {
-    return use_cases::accounts::account_env{*db, *cfg, *keys, *jwt, now,
-                                            echo};
+    return use_cases::accounts::account_env{*db, *cfg, *keys, *jwt, now, echo};
   }
 };
 

@@ -70,7 +70,8 @@ void admit_login(const call& c, std::string_view email,
   const auto& limits = c.svc->cfg.limits;
   actors::window_scope account{
       core::ascii_lower(email),
-      limits.enabled ? limits.login_account_per_hour.get() : 0, core::limits::hour};
+      limits.enabled ? limits.login_account_per_hour.get() : 0,
+      core::limits::hour};
   if (!limits.enabled)
     return next(account);
   actors::limit_check ip;

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "use_cases/accounts/use_cases.hpp"
 #include "http/codec/json_text.hpp"
 #include "http/credentials.hpp"
 #include "http/router.hpp"
 #include "http/services.hpp"
+#include "use_cases/accounts/use_cases.hpp"
 
 #include <string>
 #include <utility>

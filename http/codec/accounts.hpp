@@ -3,10 +3,10 @@
 // The account documents: sign-up, login and refresh bodies, the session
 // and token pair, users, organizations, members, `GET /v2/auth/me`.
 
-#include "use_cases/accounts/types.hpp"
 #include "core/base/expected.hpp"
 #include "http/codec/json_text.hpp"
 #include "http/exchange.hpp"
+#include "use_cases/accounts/types.hpp"
 
 #include <string>
 #include <utility>
@@ -15,7 +15,8 @@
 namespace mailassay::http::codec {
 
 /// A sign-up body: {organizationName, email, password, name?}.
-core::expected<use_cases::accounts::signup_input> signup(const request_view& req);
+core::expected<use_cases::accounts::signup_input>
+signup(const request_view& req);
 
 /// A login body: {email, password}, as (email, password).
 core::expected<std::pair<std::string, std::string>>

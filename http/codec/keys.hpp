@@ -3,10 +3,10 @@
 // The API key documents: creation and PATCH bodies, the key record, its
 // options and limits, the key list and the rate-limits overview.
 
-#include "use_cases/accounts/types.hpp"
 #include "core/base/expected.hpp"
 #include "http/codec/json_text.hpp"
 #include "http/exchange.hpp"
+#include "use_cases/accounts/types.hpp"
 
 #include <vector>
 
@@ -17,7 +17,8 @@ core::expected<use_cases::accounts::new_key_input>
 new_key(const request_view& req);
 
 /// A PATCH body: {name?, allowedDomains?, config?, rateLimits?}.
-core::expected<use_cases::accounts::key_patch> key_update(const request_view& req);
+core::expected<use_cases::accounts::key_patch>
+key_update(const request_view& req);
 
 /// "test" for a `svc_test_` key, else "live".
 const char* key_mode(const core::account::api_key& k);

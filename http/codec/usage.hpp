@@ -3,9 +3,9 @@
 // The usage documents: one key's statistics (GET /v2/api-keys/{id}/stats)
 // and the organization's (GET /v2/usage), which share their totals.
 
-#include "use_cases/accounts/types.hpp"
 #include "core/usage/stats.hpp"
 #include "http/codec/json_text.hpp"
+#include "use_cases/accounts/types.hpp"
 
 namespace mailassay::http::codec {
 
