@@ -1,20 +1,12 @@
 #include "http/query.hpp"
 
+#include "core/base/percent.hpp"
+
 #include <algorithm>
 
 namespace mailassay::http {
 
 namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
 
 // Decodes one name or value into `out`; false when it cannot be read (a
 // broken escape, or a control character, raw or encoded: no parameter
@@ -29,8 +21,8 @@ bool decode(std::string_view in, std::string& out) {
     } else if (c == '%') {
       if (in.size() - i < 3)
         return false;
-      int hi = hex_value(in[i + 1]);
-      int lo = hex_value(in[i + 2]);
+      int hi = core::hex_digit_value(in[i + 1]);
+      int lo = core::hex_digit_value(in[i + 2]);
       if (hi < 0 || lo < 0)
         return false;
       c = static_cast<char>(hi * 16 + lo);

@@ -1,5 +1,7 @@
 #include "net/redis_url.hpp"
 
+#include "core/base/percent.hpp"
+
 #include <charconv>
 #include <optional>
 #include <string_view>
@@ -11,32 +13,6 @@ namespace {
 core::error bad(std::string_view why) {
   return core::make_error(core::errc::bad_request,
                           "invalid Redis URL: " + std::string{why});
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-std::optional<std::string> percent_decode(std::string_view in) {
-  std::string out;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (in[i] != '%') {
-      out += in[i];
-      continue;
-    }
-    if (i + 2 >= in.size() || hex_value(in[i + 1]) < 0 ||
-        hex_value(in[i + 2]) < 0)
-      return std::nullopt;
-    out += static_cast<char>(hex_value(in[i + 1]) * 16 + hex_value(in[i + 2]));
-    i += 2;
-  }
-  return out;
 }
 
 std::optional<int> number(std::string_view text, int max) {
@@ -71,10 +47,10 @@ core::expected<redis_endpoint> parse_redis_url(const std::string& url) {
     auto login = rest.substr(0, at);
     rest = rest.substr(at + 1);
     auto colon = login.find(':');
-    auto user = percent_decode(login.substr(0, colon));
-    auto password = percent_decode(colon == std::string_view::npos
-                                       ? std::string_view{}
-                                       : login.substr(colon + 1));
+    auto user = core::percent_decode(login.substr(0, colon));
+    auto password = core::percent_decode(colon == std::string_view::npos
+                                             ? std::string_view{}
+                                             : login.substr(colon + 1));
     if (!user || !password)
       return bad("bad percent-encoding in the user or password");
     // redis://secret@host is the old password-only form.

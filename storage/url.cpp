@@ -1,5 +1,7 @@
 #include "storage/url.hpp"
 
+#include "core/base/percent.hpp"
+
 #include <optional>
 #include <string_view>
 
@@ -15,35 +17,6 @@ core::error bad_url(std::string_view why) {
                     "invalid database URL: " + std::string{why});
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-std::optional<std::string> percent_decode(std::string_view in) {
-  std::string out;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (in[i] != '%') {
-      out += in[i];
-      continue;
-    }
-    if (i + 2 >= in.size())
-      return std::nullopt;
-    int hi = hex_value(in[i + 1]);
-    int lo = hex_value(in[i + 2]);
-    if (hi < 0 || lo < 0)
-      return std::nullopt;
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  return out;
-}
-
 bool is_schema_name(std::string_view s) {
   if (s.empty() || s.size() > 63 || (s[0] >= '0' && s[0] <= '9'))
     return false;
@@ -55,7 +28,7 @@ bool is_schema_name(std::string_view s) {
 
 core::expected<database_url> parse_sqlite(std::string_view rest) {
   // sqlite:///abs -> rest "/abs"; sqlite://rel/x.db -> rest "rel/x.db".
-  auto path = percent_decode(rest);
+  auto path = core::percent_decode(rest);
   if (!path)
     return bad_url("bad percent-encoding in the SQLite path");
   if (path->empty() || path->back() == '/')
@@ -81,7 +54,7 @@ core::expected<database_url> parse_postgres(std::string_view rest) {
     return bad_url("PostgreSQL URL needs a database name: "
                    "postgresql://user:password@host:port/dbname");
   auto authority = rest.substr(0, slash);
-  auto db = percent_decode(rest.substr(slash + 1));
+  auto db = core::percent_decode(rest.substr(slash + 1));
   if (!db || db->empty() || db->find('/') != std::string::npos)
     return bad_url("PostgreSQL URL has an empty or malformed database name");
   u.dbname = std::move(*db);
@@ -89,12 +62,12 @@ core::expected<database_url> parse_postgres(std::string_view rest) {
     auto userinfo = authority.substr(0, at);
     authority = authority.substr(at + 1);
     auto colon = userinfo.find(':');
-    auto user = percent_decode(userinfo.substr(0, colon));
+    auto user = core::percent_decode(userinfo.substr(0, colon));
     if (!user)
       return bad_url("bad percent-encoding in the user name");
     u.user = std::move(*user);
     if (colon != std::string_view::npos) {
-      auto password = percent_decode(userinfo.substr(colon + 1));
+      auto password = core::percent_decode(userinfo.substr(colon + 1));
       if (!password)
         return bad_url("bad percent-encoding in the password");
       u.password = std::move(*password);
@@ -117,7 +90,7 @@ core::expected<database_url> parse_postgres(std::string_view rest) {
     port = host.substr(colon + 1);
     host = host.substr(0, colon);
   }
-  auto decoded_host = percent_decode(host);
+  auto decoded_host = core::percent_decode(host);
   if (!decoded_host || decoded_host->empty())
     return bad_url("PostgreSQL URL needs a host");
   u.host = std::move(*decoded_host);
