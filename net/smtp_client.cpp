@@ -166,18 +166,23 @@ private:
     connected();
   }
 
-  // RFC 1928 §3: version 5, one method, "no authentication required".
-  void socks_greet() {
-    out_.assign("\x05\x01\x00", 3);
+  // Writes `out_` to the proxy, then goes on with `next`.
+  void socks_send(void (call_op::*next)()) {
     asio::async_write(
         socket_, asio::buffer(out_),
-        [self = shared_from_this()](std::error_code ec, std::size_t) {
+        [self = shared_from_this(), next](std::error_code ec, std::size_t) {
           if (self->finished_)
             return;
           if (ec)
             return self->fail(connect_failure::proxy, ec.message());
-          self->socks_method();
+          ((*self).*next)();
         });
+  }
+
+  // RFC 1928 §3: version 5, one method, "no authentication required".
+  void socks_greet() {
+    out_.assign("\x05\x01\x00", 3);
+    socks_send(&call_op::socks_method);
   }
 
   void socks_method() {
@@ -208,15 +213,7 @@ private:
     }
     out_.push_back(static_cast<char>(port_ >> 8));
     out_.push_back(static_cast<char>(port_ & 0xff));
-    asio::async_write(
-        socket_, asio::buffer(out_),
-        [self = shared_from_this()](std::error_code ec, std::size_t) {
-          if (self->finished_)
-            return;
-          if (ec)
-            return self->fail(connect_failure::proxy, ec.message());
-          self->socks_reply();
-        });
+    socks_send(&call_op::socks_reply);
   }
 
   // RFC 1928 §6: VER REP RSV ATYP BND.ADDR BND.PORT.
