@@ -151,14 +151,7 @@ int batch(const config::settings& cfg, const batch_options& opt) {
   core::batch::status_counts counts;
   for (auto& it : items) {
     http::codec::append_csv_row(out, it);
-    if (it.status == "valid")
-      ++counts.valid;
-    else if (it.status == "invalid")
-      ++counts.invalid;
-    else if (it.status == "risky")
-      ++counts.risky;
-    else
-      ++counts.unknown;
+    counts.add(it.status);
   }
   if (opt.out.empty() || opt.out == "-") {
     std::cout << out;

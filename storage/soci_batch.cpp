@@ -195,21 +195,9 @@ struct tally {
   void add(const std::string& status, std::int64_t item_credits) {
     ++processed;
     credits += item_credits;
-    if (status == "valid")
-      ++counts.valid;
-    else if (status == "invalid")
-      ++counts.invalid;
-    else if (status == "risky")
-      ++counts.risky;
-    else
-      ++counts.unknown;
+    counts.add(status);
   }
 };
-
-bool known_result_status(const std::string& status) {
-  return status == "valid" || status == "invalid" || status == "risky" ||
-         status == "unknown";
-}
 
 // -- SQLite: one prepared statement, rows bound in bulk ----------------------
 
@@ -635,7 +623,7 @@ expected<job> soci_store::save_batch_results(const std::string& job_id,
                                              std::int64_t now) {
   return run<job>(false, [&] {
     for (const auto& it : done) {
-      if (!known_result_status(it.status))
+      if (!core::batch::is_result_status(it.status))
         refuse(errc::validation_failed, "unknown result status \"" + it.status +
                                             "\" for item " +
                                             std::to_string(it.seq));

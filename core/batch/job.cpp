@@ -22,6 +22,22 @@ std::optional<job_status> parse_job_status(std::string_view text) {
   return std::nullopt;
 }
 
+void status_counts::add(std::string_view status) {
+  if (status == "valid")
+    ++valid;
+  else if (status == "invalid")
+    ++invalid;
+  else if (status == "risky")
+    ++risky;
+  else
+    ++unknown;
+}
+
+bool is_result_status(std::string_view status) {
+  return status == "valid" || status == "invalid" || status == "risky" ||
+         status == "unknown";
+}
+
 bool is_active(job_status s) {
   return s == job_status::queued || s == job_status::processing;
 }

@@ -35,6 +35,10 @@ struct status_counts {
   std::int64_t invalid = 0;
   std::int64_t risky = 0;
   std::int64_t unknown = 0;
+
+  /// Counts one result whose status is `status` ("valid", "invalid",
+  /// "risky"; anything else counts as unknown).
+  void add(std::string_view status);
 };
 
 /// Why a job failed, as its record shows it.
@@ -51,6 +55,10 @@ job_error kept_stopping_error(std::int64_t restarts);
 /// time in a row without progress is failed instead of started again; a
 /// `max_restarts` of 0 never fails a job.
 bool restarts_exhausted(std::int64_t restarts, std::int64_t max_restarts);
+
+/// Returns whether `status` is a result status: "valid", "invalid", "risky"
+/// or "unknown".
+bool is_result_status(std::string_view status);
 
 /// One batch job (the design's job record, plus the lease).
 struct job {

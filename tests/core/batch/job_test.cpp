@@ -24,4 +24,30 @@ TEST_SUITE("core.batch.job") {
     CHECK(e.message.find("stopped 3 times in a row") != std::string::npos);
     CHECK(e.message.find("refunded") != std::string::npos);
   }
+
+  TEST_CASE("results are counted by status; anything else is unknown") {
+    status_counts c;
+    for (auto s : {"valid", "valid", "invalid", "risky", "unknown", "", "Valid",
+                   "other"})
+      c.add(s);
+    CHECK(c.valid == 2);
+    CHECK(c.invalid == 1);
+    CHECK(c.risky == 1);
+    CHECK(c.unknown == 4);
+  }
+
+  TEST_CASE("the four result statuses are known, nothing else") {
+    for (auto s : {"valid", "invalid", "risky", "unknown"})
+      CHECK(is_result_status(s));
+    for (auto s : {"", "Valid", "queued", "valid "})
+      CHECK_FALSE(is_result_status(s));
+  }
+
+  TEST_CASE("job statuses round-trip through their names") {
+    for (auto s :
+         {job_status::queued, job_status::processing, job_status::completed,
+          job_status::cancelled, job_status::failed})
+      CHECK(parse_job_status(to_string(s)) == s);
+    CHECK_FALSE(parse_job_status("done").has_value());
+  }
 }
