@@ -1,7 +1,7 @@
 #pragma once
 
 // Webhook endpoints as use cases (docs/webhooks.md): run by storage
-// workers, like actors/accounts/. Users only (the handlers refuse API
+// workers, like use_cases/accounts/. Users only (the handlers refuse API
 // keys); owners and admins manage, members read.
 
 #include "use_cases/accounts/types.hpp"
