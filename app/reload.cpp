@@ -2,10 +2,10 @@
 // again, checked as at start-up, and what may change in a running server is
 // applied; the rest is named in the log as taking a restart.
 #include "actors/batch/runner.hpp"
-#include "log/log.hpp"
 #include "actors/rate_limiter.hpp"
 #include "actors/smtp/scheduler.hpp"
 #include "app/app.hpp"
+#include "log/log.hpp"
 
 namespace mailassay::app {
 
@@ -32,7 +32,7 @@ reload_report reload(const std::optional<std::string>& file,
     r.refused = true;
     r.why = next.error_value().message;
     log::event(log::level::warn, "config_reload_refused",
-                      {{"why", r.why}, {"kept", "every setting as it was"}});
+               {{"why", r.why}, {"kept", "every setting as it was"}});
     return r;
   }
   auto& cur = *t.current;
@@ -64,7 +64,7 @@ reload_report reload(const std::optional<std::string>& file,
     if (!t.scheduler->reconfigure(p)) {
       r.failure = "the SMTP scheduler did not answer in 10 s";
       log::event(log::level::error, "config_reload_failed",
-                        {{"why", r.failure}});
+                 {{"why", r.failure}});
     }
   }
   if (level)
@@ -75,9 +75,9 @@ reload_report reload(const std::optional<std::string>& file,
        {"config", r.config}});
   if (!r.restart.empty())
     log::event(log::level::warn, "config_needs_restart",
-                      {{"settings", joined(r.restart)},
-                       {"why", "these settings are read at start-up only; "
-                               "the old values stay until a restart"}});
+               {{"settings", joined(r.restart)},
+                {"why", "these settings are read at start-up only; "
+                        "the old values stay until a restart"}});
   return r;
 }
 

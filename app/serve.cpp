@@ -1,7 +1,6 @@
 #include "actors/batch/runner.hpp"
 #include "actors/cluster_events.hpp"
 #include "actors/credits/ledger.hpp"
-#include "log/log.hpp"
 #include "actors/shared_catch_all.hpp"
 #include "actors/shared_host_slots.hpp"
 #include "actors/shared_limiter.hpp"
@@ -14,6 +13,7 @@
 #include "http/codec/webhooks.hpp"
 #include "http/server.hpp"
 #include "http/services.hpp"
+#include "log/log.hpp"
 #include "net/control_socket.hpp"
 #include "net/dns_resolver.hpp"
 #include "net/http_client.hpp"
@@ -85,10 +85,10 @@ control_socket(const std::string& path,
       });
   if (!made) {
     log::event(log::level::warn, "control_socket_unavailable",
-                      {{"path", path},
-                       {"why", made.error_value().message},
-                       {"effect", "mailassay admin reload cannot reach this "
-                                  "process; SIGHUP still reloads"}});
+               {{"path", path},
+                {"why", made.error_value().message},
+                {"effect", "mailassay admin reload cannot reach this "
+                           "process; SIGHUP still reloads"}});
     return nullptr;
   }
   return std::move(*made);
@@ -396,7 +396,7 @@ smtp_scheduler_or_exit(const config::settings& cfg, caf::actor_system& sys,
   if (!made) {
     if (cfg.smtp.helo.empty() && cfg.smtp.mail_from.empty()) {
       log::event(log::level::warn, "smtp_disabled",
-                        {{"why", made.error_value().message}});
+                 {{"why", made.error_value().message}});
       return nullptr;
     }
     std::cerr << "mailassay: invalid configuration: "
@@ -546,13 +546,12 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
     redis = net::redis_client::start(
         cluster_io.context(), ro, [where](bool up, const std::string& why) {
           if (up)
-            log::event(log::level::info, "redis_up",
-                              {{"redis", where}});
+            log::event(log::level::info, "redis_up", {{"redis", where}});
           else
             log::event(log::level::warn, "redis_down",
-                              {{"redis", where},
-                               {"error", why},
-                               {"limits", "local_fallback"}});
+                       {{"redis", where},
+                        {"error", why},
+                        {"limits", "local_fallback"}});
         });
     catch_all = std::make_unique<actors::shared_catch_all>(
         redis, cfg.redis.prefix,
@@ -742,9 +741,9 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
       return 1;
     }
     log::event(log::level::info, "started",
-                      {{"address", cfg.http.address},
-                       {"port", std::to_string(cfg.http.port)},
-                       {"version", MAILASSAY_VERSION}});
+               {{"address", cfg.http.address},
+                {"port", std::to_string(cfg.http.port)},
+                {"version", MAILASSAY_VERSION}});
     // SIGHUP and `mailassay admin reload` (the control socket's thread)
     // reload one at a time.
     std::mutex reloading;
@@ -758,7 +757,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
     for (; sig == SIGHUP; sig = wait_for_signal(signals))
       reload_now();
     log::event(log::level::info, "stopping",
-                      {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+               {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
     if (control)
       control->stop();
     srv.drain_and_stop(10000);

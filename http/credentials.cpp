@@ -1,9 +1,9 @@
 #include "http/credentials.hpp"
 
-#include "use_cases/accounts/use_cases.hpp"
 #include "core/account/credentials.hpp"
 #include "core/base/ascii.hpp"
 #include "http/services.hpp"
+#include "use_cases/accounts/use_cases.hpp"
 
 namespace mailassay::http {
 

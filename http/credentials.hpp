@@ -4,9 +4,9 @@
 // API key or access token) and the site it comes from (Origin, else
 // Referer), read into the use cases' plain struct.
 
-#include "use_cases/accounts/types.hpp"
 #include "core/base/expected.hpp"
 #include "http/exchange.hpp"
+#include "use_cases/accounts/types.hpp"
 
 #include <optional>
 

@@ -58,10 +58,10 @@ void claim(runner* self) {
           return;
         if ((*r)->status == core::batch::job_status::failed) {
           // A poison job: the claim failed it instead (storage/store.hpp).
-          log_event(log_level::warn, "batch_failed",
-                    {{"job_id", (*r)->id},
-                     {"restarts", std::to_string((*r)->restarts)},
-                     {"error", (*r)->error ? (*r)->error->code : ""}});
+          log::event(log::level::warn, "batch_failed",
+                     {{"job_id", (*r)->id},
+                      {"restarts", std::to_string((*r)->restarts)},
+                      {"error", (*r)->error ? (*r)->error->code : ""}});
           return claim(self);
         }
         if (st.stopping) {

@@ -4,9 +4,9 @@
 // form's `file` or as the body, and its options as form fields or query
 // parameters.
 
-#include "use_cases/accounts/batches.hpp"
 #include "core/base/expected.hpp"
 #include "http/exchange.hpp"
+#include "use_cases/accounts/batches.hpp"
 
 #include <cstdint>
 #include <string>

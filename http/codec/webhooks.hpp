@@ -4,11 +4,11 @@
 // request decoders, the records, and the event bodies deliveries carry.
 // JSON field names of webhooks live here and nowhere else.
 
-#include "use_cases/webhooks/use_cases.hpp"
 #include "core/base/expected.hpp"
 #include "core/webhooks/records.hpp"
 #include "http/codec/json_text.hpp"
 #include "http/exchange.hpp"
+#include "use_cases/webhooks/use_cases.hpp"
 
 #include <cstdint>
 #include <string>

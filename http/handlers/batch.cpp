@@ -1,11 +1,11 @@
 // /v2/batch (docs/batch.md): uploads, the job list, one job, cancels, and
 // the results export streamed a page at a time.
-#include "use_cases/accounts/batches.hpp"
 #include "http/admission.hpp"
 #include "http/codec/batch_job.hpp"
 #include "http/codec/batch_results.hpp"
 #include "http/codec/batch_upload.hpp"
 #include "http/handler_support.hpp"
+#include "use_cases/accounts/batches.hpp"
 
 namespace mailassay::http {
 

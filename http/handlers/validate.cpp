@@ -1,10 +1,10 @@
 // POST /v2/email/validate and the widget's: admitted (http/admission.hpp),
 // decoded, handed to the validation pool, written when it answers.
-#include "use_cases/accounts/batches.hpp"
 #include "http/admission.hpp"
 #include "http/codec/validation.hpp"
 #include "http/embedded_text.hpp"
 #include "http/handler_support.hpp"
+#include "use_cases/accounts/batches.hpp"
 
 namespace mailassay::http {
 

@@ -4,9 +4,9 @@
 // job, the job list, one job, a cancel. Run by storage workers like the
 // other account use cases; the batch runner (actors/batch) does the work.
 
-#include "use_cases/accounts/types.hpp"
 #include "core/batch/job.hpp"
 #include "core/syntax/address.hpp"
+#include "use_cases/accounts/types.hpp"
 
 #include <optional>
 #include <string>

@@ -1,9 +1,9 @@
 // Usage statistics (docs/usage-stats.md): one key's counters, and the
 // organization-wide usage behind the dashboard's overview, the per-key
 // counters summed over the organization's keys.
-#include "use_cases/accounts/use_cases.hpp"
 #include "core/base/time_format.hpp"
 #include "core/usage/calendar.hpp"
+#include "use_cases/accounts/use_cases.hpp"
 
 #include <unordered_map>
 

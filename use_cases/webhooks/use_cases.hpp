@@ -4,9 +4,9 @@
 // workers, like use_cases/accounts/. Users only (the handlers refuse API
 // keys); owners and admins manage, members read.
 
-#include "use_cases/accounts/types.hpp"
 #include "core/batch/job.hpp"
 #include "core/webhooks/records.hpp"
+#include "use_cases/accounts/types.hpp"
 
 #include <cstdint>
 #include <optional>
