@@ -536,8 +536,14 @@ scheduler_fn(self_ptr self, scheduler_config config,
           st.parts.runner->finish(e.session);
           return;
         }
+        auto host = s->second.host;
         r->second.plan->on_idle(e.session, e.so_far, now_ms(self), e.first);
         drive(self, s->second.route);
+        // Routes wait for this host: an idle session with nothing more to
+        // do gives its slot up now, not when its linger ends.
+        auto q = st.host_queues.find(host);
+        if (q != st.host_queues.end() && !q->second.empty())
+          evict_lingering(self, host);
       },
       [self](session_ended& e) {
         auto& st = self->state;

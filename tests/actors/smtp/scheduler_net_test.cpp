@@ -690,7 +690,9 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     auto& peer = fx.mx("mx.busy.test", "127.0.0.116", o);
     auto c = fx.config();
     c.max_sessions_per_host = 2;
-    c.min_step = 2000ms; // idle sessions linger: they must give way
+    c.min_step = 2000ms;
+    // Idle sessions would linger past every budget: they must give way.
+    c.session_linger = 30s;
     fx.start(c);
     std::vector<std::future<answers>> all;
     for (int i = 0; i < 6; ++i)

@@ -533,6 +533,33 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK_FALSE(other->has_value());
   }
 
+  TEST_CASE("a session that goes idle while another domain waits for its "
+            "host gives its slot up at once, not at the linger's end") {
+    fixture fx;
+    auto c = fixture::config();
+    c.max_sessions_per_host = 1;
+    c.session_linger = 1000ms;
+    c.min_step = 5000ms;
+    fx.start(c);
+    auto d = fx.ask("ann@d.test");
+    auto id = fx.runner->opened.at(0).id;
+    fx.ready(id);
+    // Asked while the only session is busy: it waits in the host's queue.
+    auto other = fx.ask("zed@e.test", 5000ms, {"mx.d.test"});
+    CHECK(fx.runner->finished.empty());
+    CHECK(fx.runner->opened.size() == 1);
+    heard h;
+    h.reply("ann@d.test", rcpt_verdict::accepted, 250);
+    fx.ready(id, h.r);
+    REQUIRE(d->has_value());
+    // Idle with nothing more for it, and a route waits: QUIT now.
+    CHECK(fx.runner->finished == std::vector<std::uint64_t>{id});
+    fx.ended(id, {core::smtp::connect_failure::none, {}, h.r});
+    REQUIRE(fx.runner->opened.size() == 2);
+    CHECK(fx.runner->opened[1].host == "mx.d.test");
+    CHECK_FALSE(other->has_value());
+  }
+
   TEST_CASE("a refused MX moves to the next; none left is all_hosts_failed") {
     fixture fx;
     fx.start();
