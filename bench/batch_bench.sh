@@ -103,17 +103,13 @@ while [ $# -gt 0 ]; do
 done
 
 log() { echo "batch_bench: $*" >&2; }
+# shellcheck source=bench/lib/service.sh
+. "$here/lib/service.sh"
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # --- tools -----------------------------------------------------------------
-if [ "$do_latency" = 1 ] && ! command -v wrk >/dev/null; then
-  log "installing wrk"
-  apt-get install -y wrk >/dev/null 2>&1 \
-    || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
-fi
-for tool in curl jq python3; do
-  command -v "$tool" >/dev/null || { log "$tool is required"; exit 2; }
-done
+bench_require curl jq python3
+[ "$do_latency" = 0 ] || bench_require wrk
 driver() { python3 "$here/batch/driver.py" "$@"; }
 
 if [ "$do_build" = 1 ]; then
@@ -142,34 +138,19 @@ forget_pid() {
   pids=("${keep[@]}")
 }
 
-# stop_proc PID: SIGTERM, wait up to 10 s, then SIGKILL; sets stopped_rc to
-# its exit status. Not in a subshell: only this shell can wait for it.
+# stop_proc PID: bench_stop, and PID leaves `pids`; sets stopped_rc to its
+# exit status.
 stop_proc() {
-  local pid=$1 rc=0
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 1 100); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || rc=$?
-  forget_pid "$pid"
-  stopped_rc=$rc
+  bench_stop "$1"
+  forget_pid "$1"
+  stopped_rc=$bench_stopped_rc
 }
 
 pg_psql() { PGCONNECT_TIMEOUT=3 psql "${pg_url%%\?*}" -X -Atq "$@"; }
 
 cleanup() {
-  local pid name
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 1 100); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
+  local name
+  bench_stop_all
   for name in "${pg_schemas[@]}"; do
     pg_psql -c "DROP SCHEMA IF EXISTS $name CASCADE" >/dev/null 2>&1 \
       || log "could not drop schema $name"
@@ -202,11 +183,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() {
-  python3 -c 'import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # start_peer NAME: a DNS peer on the bench zone; sets NAME_dns, NAME_peer.
 start_peer() {
   local name=$1 port pid
@@ -234,36 +210,20 @@ stop_peer() {
   peer_queries=$(sed -n 's/.*: \([0-9]*\) queries.*/\1/p' "$work/$name.dns.log" | tail -n 1)
 }
 
-head -c 48 /dev/urandom | base64 | tr -d '\n' >"$work/jwt.secret"
-chmod 600 "$work/jwt.secret"
+bench_jwt_secret
+# PostgreSQL's first start and its migrations may take longer than 10 s.
+bench_health_tries=300
 
-# start_service NAME DB_URL LOG_LEVEL [VAR=VALUE...]: `mailassay serve` on a
-# free port, DNS on NAME's peer; sets NAME_pid, NAME_base.
+# start_service NAME DB_URL LOG_LEVEL [VAR=VALUE...]: bench_start_service
+# (bench/lib/service.sh) on NAME's DNS peer with that database and log
+# level, --serve-env added; sets NAME_pid, NAME_base.
 start_service() {
-  local name=$1 db=$2 level=$3 port pid base i dns
+  local name=$1 db=$2 level=$3
   shift 3
-  dns=$(eval echo "\$${name}_dns")
-  port=$(free_port)
-  env MAILASSAY_HTTP_PORT="$port" MAILASSAY_HTTP_ADDRESS=127.0.0.1 \
-    MAILASSAY_DATABASE_URL="$db" \
-    MAILASSAY_AUTH_JWT_SECRET_FILE="$work/jwt.secret" \
-    MAILASSAY_DNS_SERVERS="127.0.0.1:$dns" \
-    MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS=true \
-    MAILASSAY_RISK_DATA_DIR="$src/data/risk" \
-    MAILASSAY_LOG_LEVEL="$level" \
-    MAILASSAY_LIMITS_IP_PER_MINUTE=10000000 \
-    "${serve_env[@]}" "$@" \
-    "$mailassay" serve >"$work/$name.log" 2>&1 &
-  pid=$!
-  pids+=("$pid")
-  base="http://127.0.0.1:$port"
-  for i in $(seq 1 300); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/health")" = 200 ] && break
-    kill -0 "$pid" 2>/dev/null || { log "mailassay ($name) exited:"; cat "$work/$name.log" >&2; exit 1; }
-    [ "$i" = 300 ] && { log "mailassay ($name) did not become healthy"; exit 1; }
-    sleep 0.1
-  done
-  eval "${name}_pid=$pid ${name}_base=$base"
+  dns_port=$(eval echo "\$${name}_dns")
+  bench_start_service "$name" MAILASSAY_DATABASE_URL="$db" \
+    MAILASSAY_LOG_LEVEL="$level" "${serve_env[@]}" "$@"
+  eval "${name}_pid=$bench_pid ${name}_base=$bench_base"
 }
 
 # Lines of a service log at warn level or above (JSON lines, "level"),
@@ -362,13 +322,6 @@ if [ "$do_throughput" = 1 ]; then
 fi
 
 # --- 2. real-time latency with and without a batch ------------------------
-to_ms() {
-  awk -v v="$1" 'BEGIN {
-    n = v + 0
-    if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /m$/) n *= 60000; else if (v ~ /s$/) n *= 1000
-    printf "%.3f", n }'
-}
-
 # run_wrk MODE OUT [SECONDS] -> "rps p50 p99 errors"
 run_wrk() {
   local mode=$1 out=$2 secs=${3:-$duration}
@@ -382,13 +335,7 @@ run_wrk() {
       wrk -c "$paced_connections" -t "$threads" -d "${secs}s" --latency \
       -s "$here/batch/validate_paced.lua" "$lat_base/v2/email/validate" >"$out"
   fi
-  local rps p50 p99 bad errs
-  rps=$(awk '/^Requests\/sec/ {print $2}' "$out")
-  p50=$(to_ms "$(awk '$1 == "50%" {print $2}' "$out")")
-  p99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$out")")
-  bad=$(awk '/Non-2xx/ {print $NF}' "$out")
-  errs=$(awk '/Socket errors/ {gsub(",", ""); print $4 + $6 + $8 + $10}' "$out")
-  echo "$rps $p50 $p99 $(( ${bad:-0} + ${errs:-0} ))"
+  bench_wrk_summary "$out"
 }
 
 declare -A L # L[suite,mode,state,round] = "rps p50 p99 errors"

@@ -6,6 +6,8 @@
 //
 //   csv_bench [--benchmark_repetitions=N ...]
 
+#include "bench_support.hpp"
+
 #include "core/batch/csv.hpp"
 #include "core/batch/intake.hpp"
 
@@ -25,21 +27,7 @@ constexpr std::size_t row_count = 200000;
 // The service's default upload limit (MAILASSAY_BATCH_MAX_FILE_BYTES).
 constexpr std::size_t file_bytes = 10 * 1024 * 1024;
 
-// splitmix64: the same file on every run and platform.
-struct rng {
-  std::uint64_t state = 0x5EED;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  std::size_t below(std::size_t n) { return next() % n; }
-  template <class T, std::size_t N>
-  const T& pick(const T (&items)[N]) {
-    return items[below(N)];
-  }
-};
+using rng = mailassay::bench::splitmix;
 
 constexpr std::string_view first_names[] = {
     "john",  "maria", "wei",   "olga",  "ahmed", "sophie", "lukas", "aiko",
@@ -72,7 +60,7 @@ std::string email_of(std::size_t i) {
 // the domain in capitals, ~1% invalid cells; notes padded so that the file
 // is 10 MiB.
 std::string generate() {
-  rng g;
+  rng g{0x5EED};
   std::string out = "Email,First Name,City,Notes\r\n";
   out.reserve(file_bytes + 4096);
   for (std::size_t i = 0; i < row_count; ++i) {

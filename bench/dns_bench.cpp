@@ -17,6 +17,8 @@
 //   10%  dN.nx.bench.test    no entry               -> invalid_domain, 1 query
 // Expected queries = mx + 3 x implicit + nx domains.
 
+#include "bench_support.hpp"
+
 #include "actors/validation/validator.hpp"
 #include "config/risk_files.hpp"
 #include "config/settings.hpp"
@@ -44,17 +46,7 @@ using mailassay::tests::peers::dns_peer;
 
 namespace {
 
-// A fixed-seed xorshift generator: the same addresses on every run.
-struct generator {
-  std::uint64_t state = 0x9e3779b97f4a7c15ull;
-  std::uint64_t next() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  }
-  std::size_t below(std::size_t n) { return next() % n; }
-};
+using generator = mailassay::bench::xorshift;
 
 const char* const first_names[] = {
     "anna", "ben",    "chloe",  "david", "emma", "farid", "grace",

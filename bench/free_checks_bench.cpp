@@ -8,6 +8,8 @@
 //                                     the source tree the binary was built
 //                                     from)
 
+#include "bench_support.hpp"
+
 #include "core/risk/domain.hpp"
 #include "core/risk/lists.hpp"
 #include "core/risk/local_part.hpp"
@@ -40,56 +42,16 @@ namespace validation = mailassay::core::validation;
 
 namespace {
 
+using mailassay::bench::best_seconds;
+using mailassay::bench::entries;
+using mailassay::bench::read_file;
+using generator = mailassay::bench::xorshift;
+
 constexpr std::size_t address_count = 200000;
 constexpr std::size_t company_domains = 4200;
 constexpr int passes = 7;
 // The target (#3, Performance): syntax + risk checks per second.
 constexpr double target = 3.5e6;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in{path};
-  if (!in) {
-    std::fprintf(stderr, "cannot read %s\n", path.c_str());
-    std::exit(1);
-  }
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-std::vector<std::string> entries(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in{text};
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty() && line[0] != '#')
-      out.push_back(line);
-  return out;
-}
-
-// A fixed-seed xorshift generator: the same addresses on every run.
-struct generator {
-  std::uint64_t state = 0x9e3779b97f4a7c15ull;
-  std::uint64_t next() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  }
-  std::size_t below(std::size_t n) { return next() % n; }
-  // Skewed towards the front, as real traffic is (a few domains dominate).
-  std::size_t skewed(std::size_t n) {
-    auto a = below(n);
-    auto b = below(n);
-    auto c = below(n);
-    return std::min({a, b, c});
-  }
-  bool percent(std::size_t p) { return below(100) < p; }
-  template <class T>
-  const T& pick(const std::vector<T>& v) {
-    return v[below(v.size())];
-  }
-};
 
 // Names beyond the ASCII-folded lists: the local parts people in many
 // languages really type (RFC 6531 addresses), and transliterations.
@@ -297,26 +259,6 @@ corpus generate(const sources& src) {
   }
   out.distinct_domains = domains.size();
   return out;
-}
-
-// The CPU time of this thread: the machine is shared, and time spent
-// descheduled while others build is not time the checks took.
-double thread_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
-}
-
-// The best of `passes` runs, in thread CPU seconds.
-template <class F>
-double best_seconds(int runs, F&& f) {
-  double best = 1e9;
-  for (int p = 0; p < runs; ++p) {
-    auto start = thread_seconds();
-    f();
-    best = std::min(best, thread_seconds() - start);
-  }
-  return best;
 }
 
 } // namespace

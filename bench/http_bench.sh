@@ -4,7 +4,7 @@
 #   bench/http_bench.sh [--build-dir DIR] [--no-build] [--duration 10s]
 #                       [--connections 64] [--threads 2] [--rounds 3]
 #                       [--limits-only] [--cases bare,auth,validate,sized,floor,me]
-#                       [--mailassay PATH]
+#                       [--mailassay PATH] [--previous PATH]
 #
 # Starts, all on 127.0.0.1 and free ports: the project's DNS peer
 # (mailassay-dns-peer) with a small zone, bench/bare_server (the baseline:
@@ -42,6 +42,16 @@
 # cases only (bare is always included: the ratios need it). --mailassay
 # benchmarks another build of the service (e.g. a copy of an earlier one)
 # against the same baseline binaries.
+# --previous PATH starts a third mailassay, another build's binary (e.g.
+# the previous commit's, made by bench/build_previous.sh), configured as the
+# first one (limits on, the key's windows at 10^9), with the risk lists of
+# the tree it was built from when PATH's folder holds a CMakeCache.txt
+# (otherwise this tree's), and adds (c') and (d'), (c) and (d) against it,
+# each run right after its case in every round (so the every-other-round
+# reversal alternates which of the two goes first). The report then gives
+# new / previous per round for req/s and server CPU per request, their
+# median and spread (min-max), against the issue #16 target of no slowdown
+# beyond 5 %.
 # Prints a markdown table (median over rounds; ratio = case / bare) and the
 # resident memory of mailassay after start and after the load. Every process
 # it starts is stopped on exit. Speed figures are ratios measured in the same
@@ -59,6 +69,7 @@ rounds=3
 limits_only=0
 only_cases=
 mailassay_bin=
+previous_bin=
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -71,7 +82,8 @@ while [ $# -gt 0 ]; do
     --limits-only) limits_only=1; shift ;;
     --cases) only_cases=$2; shift 2 ;;
     --mailassay) mailassay_bin=$2; shift 2 ;;
-    -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
+    --previous) previous_bin=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -e/{/^set -e/d;p}' "$0"; exit 0 ;;
     *) echo "http_bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -81,14 +93,7 @@ log() { echo "http_bench: $*" >&2; }
 . "$here/lib/service.sh"
 
 # --- tools -----------------------------------------------------------------
-if ! command -v wrk >/dev/null; then
-  log "installing wrk"
-  apt-get install -y wrk >/dev/null 2>&1 \
-    || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
-fi
-for tool in curl jq python3; do
-  command -v "$tool" >/dev/null || { log "$tool is required"; exit 2; }
-done
+bench_require wrk curl jq python3
 
 if [ "$do_build" = 1 ]; then
   log "building in $build_dir"
@@ -104,6 +109,17 @@ hop=$build_dir/bench/hop_server
 for b in "$mailassay" "$dns_peer" "$bare" "$hop"; do
   [ -x "$b" ] || { log "missing $b (build first or drop --no-build)"; exit 2; }
 done
+if [ -n "$previous_bin" ]; then
+  [ -x "$previous_bin" ] || { log "--previous $previous_bin: not an executable"; exit 2; }
+  previous_bin=$(cd "$(dirname "$previous_bin")" && pwd)/$(basename "$previous_bin")
+  # The risk lists the previous build shipped with: its source tree's.
+  previous_risk=$src/data/risk
+  previous_cache=$(dirname "$previous_bin")/CMakeCache.txt
+  if [ -f "$previous_cache" ]; then
+    previous_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$previous_cache")
+    [ -d "$previous_src/data/risk" ] && previous_risk=$previous_src/data/risk
+  fi
+fi
 
 # --- processes, stopped on exit -------------------------------------------
 work=$(mktemp -d /tmp/mailassay-http-bench.XXXXXX)
@@ -220,6 +236,10 @@ setup_account() {
 
 start_service svc
 start_service off MAILASSAY_LIMITS_ENABLED=false
+if [ -n "$previous_bin" ]; then
+  mailassay=$previous_bin start_service prev MAILASSAY_RISK_DATA_DIR="$previous_risk"
+  log "previous: $previous_bin (risk lists $previous_risk)"
+fi
 base=$svc_base
 sleep 1
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$svc_pid/status"; }
@@ -228,6 +248,8 @@ rss_start=$(rss_kb)
 # --- accounts, keys, warm caches --------------------------------------------
 setup_account "$svc_base" svc "{\"perMinute\":$high,\"perHour\":$high,\"perDay\":$high}"
 setup_account "$off_base" off
+[ -n "$previous_bin" ] \
+  && setup_account "$prev_base" prev "{\"perMinute\":$high,\"perHour\":$high,\"perDay\":$high}"
 log "sample (d): $(head -n1 "$work/svc.warm2" | head -c 400)"
 c_bytes=$(head -n1 "$work/svc.warm3" | tr -d '\n' | wc -c)
 [ "$c_bytes" = "$sized_bytes" ] \
@@ -239,7 +261,8 @@ curl -s -D - -o /dev/null -X POST "$svc_base/v2/email/validate" \
   | sed 's/^/http_bench: limits on: /' >&2
 
 # --- wrk -------------------------------------------------------------------
-case_name=(bare hop health auth validate auth_off validate_off sized floor me)
+case_name=(bare hop health auth validate auth_off validate_off sized floor me
+  auth_prev validate_prev)
 case_label=("(a) bare RESTinio handler" "(a') bare + one CAF hop, no work"
   "(b) GET /health (storage hop)"
   "(c) validate, bad syntax (cached key, no DNS)"
@@ -248,7 +271,8 @@ case_label=("(a) bare RESTinio handler" "(a') bare + one CAF hop, no work"
   "(d0) = (d), limiter and usage recorder off"
   "(a\") bare, (c)'s request and body size"
   "(e) 404 without credentials (all non-2xx by design)"
-  "(f) GET /v2/auth/me, cached key (trivial authenticated endpoint)")
+  "(f) GET /v2/auth/me, cached key (trivial authenticated endpoint)"
+  "(c') = (c), previous build" "(d') = (d), previous build")
 cases=(0 1 7 8 9 2 3 4 5 6)
 [ "$limits_only" = 1 ] && cases=(3 5 4 6)
 if [ -n "$only_cases" ]; then
@@ -261,6 +285,16 @@ if [ -n "$only_cases" ]; then
     [ -n "$found" ] || { log "unknown case $name (${case_name[*]})"; exit 2; }
     [ "$found" = 0 ] || cases+=("$found")
   done
+fi
+# With --previous, (c') and (d') right after (c) and (d).
+if [ -n "$previous_bin" ]; then
+  with_prev=()
+  for i in "${cases[@]}"; do
+    with_prev+=("$i")
+    [ "$i" = 3 ] && with_prev+=(10)
+    [ "$i" = 4 ] && with_prev+=(11)
+  done
+  cases=("${with_prev[@]}")
 fi
 
 # CPU time (user + system, in clock ticks) a process has used so far.
@@ -275,6 +309,7 @@ run_case() { # case-index round -> prints "rps p50ms p99ms errors cpu_us"
   case "${case_name[$i]}" in
     floor|health|auth|validate|me) pid=$svc_pid ;;
     auth_off|validate_off) pid=$off_pid ;;
+    auth_prev|validate_prev) pid=$prev_pid ;;
   esac
   local ticks0=0
   [ -n "$pid" ] && ticks0=$(cpu_ticks "$pid")
@@ -295,6 +330,10 @@ run_case() { # case-index round -> prints "rps p50ms p99ms errors cpu_us"
         "$off_base/v2/email/validate" "${args[@]}" ;;
     validate_off) bench_wrk_validate "$out" "$off_key" jane.doe@cached.test \
         "$off_base/v2/email/validate" "${args[@]}" ;;
+    auth_prev) bench_wrk_validate "$out" "$prev_key" not-an-address \
+        "$prev_base/v2/email/validate" "${args[@]}" ;;
+    validate_prev) bench_wrk_validate "$out" "$prev_key" jane.doe@cached.test \
+        "$prev_base/v2/email/validate" "${args[@]}" ;;
   esac
   local rps p50 p99 failures
   read -r rps p50 p99 failures <<<"$(bench_wrk_summary "$out")"
@@ -314,6 +353,7 @@ for i in "${cases[@]}"; do
   duration=2s run_case "$i" warm >/dev/null
 done
 declare -A result
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 for r in $(seq 1 "$rounds"); do
   # Every other round runs the cases in reverse order, so a drift of the
   # machine's load (other work starting or ending) falls on both sides of
@@ -327,6 +367,8 @@ for r in $(seq 1 "$rounds"); do
     result[$i,$r]=$(run_case "$i" "$r")
     kill -0 "$svc_pid" 2>/dev/null || { log "mailassay died during round $r"; exit 1; }
     kill -0 "$off_pid" 2>/dev/null || { log "mailassay (off) died during round $r"; exit 1; }
+    [ -z "$previous_bin" ] || kill -0 "$prev_pid" 2>/dev/null \
+      || { log "mailassay (previous) died during round $r"; exit 1; }
     log "round $r ${case_name[$i]}: ${result[$i,$r]}"
   done
 done
@@ -352,7 +394,7 @@ on_off() { # on-case off-case [column] -> median of per-round on/off ratios, the
   echo "$(echo "$ratios" | median) $(echo $ratios)"
 }
 echo
-echo "### HTTP benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "### HTTP benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $load_start at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end)"
 echo
 if [ "$limits_only" = 1 ]; then
   echo "wrk -c $connections -t $threads -d $duration, $rounds interleaved round(s); median per case."
@@ -389,6 +431,33 @@ done
 fi
 verdict() { if awk "BEGIN {exit !($1)}"; then echo pass; else echo FAIL; fi; }
 ran() { local c; for c in "${cases[@]}"; do [ "$c" = "$1" ] && return 0; done; return 1; }
+# spread CASE OTHER COLUMN -> "median min max r1 r2 ..." of the per-round
+# ratios CASE / OTHER in that column.
+spread() {
+  local r ratios
+  ratios=$(for r in $(seq 1 "$rounds"); do
+      paste <(echo "${result[$1,$r]}" | cut -d' ' -f"$3") \
+        <(echo "${result[$2,$r]}" | cut -d' ' -f"$3") \
+        | awk '{printf "%.3f\n", $1 / $2}'
+    done)
+  echo "$(echo "$ratios" | median) $(echo "$ratios" | sort -g | head -n1)" \
+    "$(echo "$ratios" | sort -g | tail -n1) $(echo $ratios)"
+}
+if [ -n "$previous_bin" ]; then
+  echo
+  echo "new: $(readlink -f "$mailassay")"
+  echo "previous: $previous_bin"
+  echo
+  echo "| new / previous, same run | req/s: median (min-max) | per round | server CPU µs/request: median (min-max) | per round | no slowdown beyond 5 % |"
+  echo "|---|---:|---|---:|---|---|"
+  for pair in "3 10" "4 11"; do
+    read -r n p <<<"$pair"
+    ran "$n" || continue
+    read -r rm rlo rhi rper <<<"$(spread "$n" "$p" 1)"
+    read -r cm clo chi cper <<<"$(spread "$n" "$p" 5)"
+    echo "| ${case_label[$n]} | $rm ($rlo-$rhi) | $rper | $cm ($clo-$chi) | $cper | req/s $(verdict "$rm >= 0.95"), CPU $(verdict "$cm <= 1.05") |"
+  done
+fi
 echo
 echo "| target | measured | |"
 echo "|---|---|---|"

@@ -57,12 +57,7 @@ log() { echo "pools: $*" >&2; }
 # shellcheck source=bench/lib/service.sh
 . "$here/lib/service.sh"
 
-for tool in wrk curl jq python3; do
-  command -v "$tool" >/dev/null || {
-    log "$tool is required (scripts/lib/install-deps.sh scripts/lib/test-packages.txt)"
-    exit 2
-  }
-done
+bench_require wrk curl jq python3
 
 if [ "$do_build" = 1 ]; then
   # build-bench, as the other scripts: a developer's build/ keeps the test

@@ -5,6 +5,8 @@
 //   risk_bench [SOURCE_DIR]   (default: MAILASSAY_SOURCE_DIR, then the
 //                              source tree the binary was built from)
 
+#include "bench_support.hpp"
+
 #include "core/risk/risk.hpp"
 
 #include <algorithm>
@@ -26,45 +28,12 @@ namespace risk = mailassay::core::risk;
 
 namespace {
 
+using mailassay::bench::entries;
+using mailassay::bench::read_file;
+using generator = mailassay::bench::xorshift;
+
 constexpr std::size_t address_count = 200000;
 constexpr int passes = 7;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in{path};
-  if (!in) {
-    std::fprintf(stderr, "cannot read %s\n", path.c_str());
-    std::exit(1);
-  }
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-std::vector<std::string> entries(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in{text};
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty() && line[0] != '#')
-      out.push_back(line);
-  return out;
-}
-
-// A fixed-seed xorshift generator: the same addresses on every run.
-struct generator {
-  std::uint64_t state = 0x9e3779b97f4a7c15ull;
-  std::uint64_t next() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  }
-  std::size_t below(std::size_t n) { return next() % n; }
-  template <class T>
-  const T& pick(const std::vector<T>& v) {
-    return v[below(v.size())];
-  }
-};
 
 struct address {
   std::string local;
@@ -121,26 +90,6 @@ std::vector<address> generate(const std::vector<std::string>& first,
   return out;
 }
 
-// The CPU time of this thread: the machine is shared, and time spent
-// descheduled while others build is not time the checks took.
-double thread_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
-}
-
-// The best of `passes` runs, in thread CPU seconds.
-template <class F>
-double best_seconds(F&& f) {
-  double best = 1e9;
-  for (int p = 0; p < passes; ++p) {
-    auto start = thread_seconds();
-    f();
-    best = std::min(best, thread_seconds() - start);
-  }
-  return best;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -177,7 +126,7 @@ int main(int argc, char** argv) {
                             entries(free), entries(disposable), entries(words));
 
   std::size_t flagged = 0;
-  auto all = best_seconds([&] {
+  auto all = mailassay::bench::best_seconds(passes, [&] {
     flagged = 0;
     for (const auto& a : addresses) {
       auto r = risk::assess(lists, a.local, a.domain, true);
@@ -187,7 +136,7 @@ int main(int argc, char** argv) {
     }
   });
   std::size_t flagged_checks = 0;
-  auto checks = best_seconds([&] {
+  auto checks = mailassay::bench::best_seconds(passes, [&] {
     flagged_checks = 0;
     for (const auto& a : addresses) {
       auto r = risk::assess(lists, a.local, a.domain, false);
@@ -197,7 +146,7 @@ int main(int argc, char** argv) {
   });
   std::size_t sink = 0;
   auto each = [&](const char* name, auto&& check) {
-    auto s = best_seconds([&] {
+    auto s = mailassay::bench::best_seconds(passes, [&] {
       for (const auto& a : addresses)
         sink += check(a);
     });

@@ -39,6 +39,8 @@
 // missing or stuck, 0 otherwise (targets are reported, not enforced: the
 // machine is shared).
 
+#include "bench_support.hpp"
+
 #include "actors/credits/ledger.hpp"
 #include "actors/smtp/scheduler.hpp"
 #include "actors/validation/validator.hpp"
@@ -147,17 +149,7 @@ double mib(long kb) {
 
 // ------------------------------------------------------------ generation
 
-// A fixed-seed xorshift generator: the same addresses on every run.
-struct generator {
-  std::uint64_t state = 0x9e3779b97f4a7c15ull;
-  std::uint64_t next() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  }
-  std::size_t below(std::size_t n) { return next() % n; }
-};
+using generator = mailassay::bench::xorshift;
 
 constexpr std::size_t mx_count = 5;
 

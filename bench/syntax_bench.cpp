@@ -3,6 +3,8 @@
 // IDN, quoted and literal ones). Prints addresses/s on one thread.
 //
 //   syntax_bench [passes]
+#include "bench_support.hpp"
+
 #include "core/syntax/address.hpp"
 
 #include <algorithm>
@@ -18,21 +20,7 @@ namespace {
 
 using namespace mailassay::core::syntax;
 
-// splitmix64: deterministic across platforms, unlike std distributions.
-struct rng {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  std::size_t below(std::size_t n) { return next() % n; }
-  template <class T, std::size_t N>
-  const T& pick(const T (&items)[N]) {
-    return items[below(N)];
-  }
-};
+using rng = mailassay::bench::splitmix;
 
 constexpr std::string_view first_names[] = {
     "john",  "maria", "wei",   "olga",      "ahmed",     "sophie",

@@ -6,6 +6,18 @@
 # folder), `dns_port` (the DNS peer), `pids` (an array: every process
 # started is appended, `bench_stop_all` stops them), and `log` (a function).
 
+# bench_require TOOL...: exits 2, naming the package list, when a tool is
+# missing (the scripts install nothing themselves).
+bench_require() {
+  local tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || {
+      log "$tool is required (scripts/lib/install-deps.sh scripts/lib/test-packages.txt)"
+      exit 2
+    }
+  done
+}
+
 free_port() {
   python3 -c 'import socket
 s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -19,19 +31,27 @@ to_ms() {
     printf "%.3f", n }'
 }
 
-# bench_stop_all: SIGTERM to every process in `pids`, then SIGKILL to those
-# still running 10 s later; reaps them all.
+# bench_stop PID: SIGTERM, SIGKILL if still running 10 s later; reaps it
+# and sets bench_stopped_rc to its exit status. Not in a subshell: only the
+# shell that started it can wait for it.
+bench_stop() {
+  local pid=$1
+  bench_stopped_rc=0
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 100); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || bench_stopped_rc=$?
+}
+
+# bench_stop_all: bench_stop for every process in `pids`, all signalled
+# first so they stop together.
 bench_stop_all() {
   local pid
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 1 100); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
+  for pid in "${pids[@]}"; do bench_stop "$pid"; done
 }
 
 # bench_jwt_secret: writes the shared access-token secret to
@@ -44,9 +64,10 @@ bench_jwt_secret() {
 # bench_start_service NAME [VAR=VALUE...]: starts `mailassay serve` (the
 # binary in $mailassay) on a free port with its own SQLite database
 # ($work/NAME.db), the DNS peer, test domains allowed, the per-IP limit far
-# above any load and the given settings; waits until /health answers. Sets
-# bench_pid and bench_base (http://127.0.0.1:PORT). Its log is
-# $work/NAME.log.
+# above any load and the given settings (which override these: the last
+# assignment of a variable wins); waits until /health answers, for
+# bench_health_tries x 0.1 s (default 100). Sets bench_pid and bench_base
+# (http://127.0.0.1:PORT). Its log is $work/NAME.log.
 bench_start_service() {
   local name=$1 port i
   shift
@@ -66,7 +87,7 @@ bench_start_service() {
   bench_pid=$!
   pids+=("$bench_pid")
   bench_base="http://127.0.0.1:$port"
-  for i in $(seq 1 100); do
+  for i in $(seq 1 "${bench_health_tries:-100}"); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' "$bench_base/health")" = 200 ] && return 0
     kill -0 "$bench_pid" 2>/dev/null || { cat "$work/$name.log" >&2; exit 1; }
     sleep 0.1
