@@ -3,7 +3,7 @@
 # beyond 5 % against the previous commit, measured in one run).
 #
 #   bench/free_checks_cmp.sh --previous PATH [--new PATH] [--rounds 10]
-#                            [--passes 3]
+#                            [--passes 3] [--data-from SOURCE_DIR]
 #
 # --new (default build-bench/bench/free_checks_bench of this tree) and
 # --previous (another build's free_checks_bench, e.g. from
@@ -11,7 +11,8 @@
 # one first in every other round, each with MAILASSAY_BENCH_PASSES=--passes
 # (best of that many passes per case, thread CPU time) and its own source
 # tree's risk lists (the one it was built from): each build's work as it
-# shipped. Per case ((a) syntax, (b) syntax + free checks, (c) + enrichment,
+# shipped. --data-from gives both the lists of SOURCE_DIR/data/risk (and so
+# the same generated addresses): the code alone compared. Per case ((a) syntax, (b) syntax + free checks, (c) + enrichment,
 # each risk function alone) it prints ns/address of both (median over
 # rounds) and new / previous in time per address, per round, with the
 # median and spread (min-max): above 1.05 is a slowdown beyond 5 %.
@@ -23,6 +24,7 @@ new_bin=$src/build-bench/bench/free_checks_bench
 prev_bin=
 rounds=10
 passes=3
+data_from=
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -30,7 +32,8 @@ while [ $# -gt 0 ]; do
     --previous) prev_bin=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --passes) passes=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --data-from) data_from=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -e/{/^set -e/d;p}' "$0"; exit 0 ;;
     *) echo "free_checks_cmp: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -57,13 +60,14 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 log "new: $new_bin"
 log "previous: $prev_bin"
 log "$rounds rounds, best of $passes passes per case, load $load_start"
+[ -z "$data_from" ] || log "both on the risk lists of $data_from"
 for r in $(seq 1 "$rounds"); do
   order=(new prev)
   [ $((r % 2)) = 0 ] && order=(prev new)
   for side in "${order[@]}"; do
     bin=$new_bin
     [ "$side" = prev ] && bin=$prev_bin
-    MAILASSAY_BENCH_PASSES=$passes "$bin" >"$work/$side.$r.out" \
+    MAILASSAY_BENCH_PASSES=$passes "$bin" ${data_from:+"$data_from"} >"$work/$side.$r.out" \
       || { log "$bin failed:"; cat "$work/$side.$r.out" >&2; exit 1; }
     ns "$work/$side.$r.out" >"$work/$side.$r.ns"
   done
@@ -79,7 +83,7 @@ value() { awk -v c="$2" '$1 == c {print $2}' "$1"; }
 echo
 echo "### Free checks, new / previous ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $load_start at the start, $load_end at the end)"
 echo
-echo "$rounds alternating rounds, best of $passes passes per case and round, thread CPU time, one core; ratio = new / previous time per address (> 1: new is slower)."
+echo "$rounds alternating rounds, best of $passes passes per case and round, thread CPU time, one core; ratio = new / previous time per address (> 1: new is slower); risk lists: ${data_from:-those of the tree each build was made from}."
 echo
 echo "| case | new ns/address | previous ns/address | new / previous: median (min-max) | per round | no slowdown beyond 5 % |"
 echo "|---|---:|---:|---:|---|---|"
