@@ -90,6 +90,17 @@ inline std::vector<std::string> entries(const std::string& text) {
   return out;
 }
 
+/// The source tree holding data/: the first argument, else
+/// $MAILASSAY_SOURCE_DIR, else `built_from` (the tree the benchmark was
+/// built from).
+inline std::string source_root(int argc, char** argv, const char* built_from) {
+  if (argc > 1)
+    return argv[1];
+  if (const char* env = std::getenv("MAILASSAY_SOURCE_DIR"))
+    return env;
+  return built_from;
+}
+
 /// The CPU time of this thread: the machine is shared, and time spent
 /// descheduled while others build is not time the code took.
 inline double thread_seconds() {

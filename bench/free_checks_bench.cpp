@@ -9,6 +9,7 @@
 //                                     from)
 
 #include "bench_support.hpp"
+#include "risk_files.hpp"
 
 #include "core/risk/domain.hpp"
 #include "core/risk/lists.hpp"
@@ -24,11 +25,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
-#include <time.h>
 #include <unordered_set>
 #include <vector>
 
@@ -264,41 +262,20 @@ corpus generate(const sources& src) {
 } // namespace
 
 int main(int argc, char** argv) {
-  std::string root = argc > 1 ? argv[1]
-                     : std::getenv("MAILASSAY_SOURCE_DIR")
-                         ? std::getenv("MAILASSAY_SOURCE_DIR")
-                         : MAILASSAY_SOURCE_DIR;
+  auto root = mailassay::bench::source_root(argc, argv, MAILASSAY_SOURCE_DIR);
   // MAILASSAY_BENCH_PASSES=1 for a profiler run (callgrind).
   int runs = passes;
   if (const char* p = std::getenv("MAILASSAY_BENCH_PASSES"))
     runs = std::max(1, std::atoi(p));
-  auto file = [&](const char* name) {
-    return read_file(root + "/data/risk/" + name + ".txt");
-  };
-  auto disposable = file("disposable");
-  auto allow = file("disposable_allow");
-  auto free = file("free_providers");
-  auto roles = file("roles");
-  auto tlds = file("tlds");
-  auto first = file("first_names");
-  auto last = file("last_names");
-  auto words = file("common_words");
+  auto files = mailassay::bench::risk_files::read(root);
 
   auto t0 = std::chrono::steady_clock::now();
-  risk::list_texts texts;
-  texts.disposable = disposable;
-  texts.disposable_allow = allow;
-  texts.free_providers = free;
-  texts.roles = roles;
-  texts.tlds = tlds;
-  texts.first_names = first;
-  texts.last_names = last;
-  texts.common_words = words;
-  auto lists = risk::lists_from_texts(texts);
+  auto lists = risk::lists_from_texts(files.texts());
   std::chrono::duration<double> load = std::chrono::steady_clock::now() - t0;
 
-  sources src{entries(first), entries(last), entries(words),
-              entries(roles), entries(free), entries(disposable)};
+  sources src{entries(files.first_names),    entries(files.last_names),
+              entries(files.common_words),   entries(files.roles),
+              entries(files.free_providers), entries(files.disposable)};
   auto data = generate(src);
   const auto& addresses = data.addresses;
   auto n = static_cast<double>(addresses.size());

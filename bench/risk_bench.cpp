@@ -6,6 +6,7 @@
 //                              source tree the binary was built from)
 
 #include "bench_support.hpp"
+#include "risk_files.hpp"
 
 #include "core/risk/risk.hpp"
 
@@ -14,10 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
-#include <time.h>
 #include <vector>
 
 #ifndef MAILASSAY_SOURCE_DIR
@@ -93,37 +91,17 @@ std::vector<address> generate(const std::vector<std::string>& first,
 } // namespace
 
 int main(int argc, char** argv) {
-  std::string root = argc > 1 ? argv[1]
-                     : std::getenv("MAILASSAY_SOURCE_DIR")
-                         ? std::getenv("MAILASSAY_SOURCE_DIR")
-                         : MAILASSAY_SOURCE_DIR;
-  auto file = [&](const char* name) {
-    return read_file(root + "/data/risk/" + name + ".txt");
-  };
-  auto disposable = file("disposable");
-  auto allow = file("disposable_allow");
-  auto free = file("free_providers");
-  auto roles = file("roles");
-  auto tlds = file("tlds");
-  auto first = file("first_names");
-  auto last = file("last_names");
-  auto words = file("common_words");
+  auto root = mailassay::bench::source_root(argc, argv, MAILASSAY_SOURCE_DIR);
+  auto files = mailassay::bench::risk_files::read(root);
 
   auto t0 = std::chrono::steady_clock::now();
-  risk::list_texts texts;
-  texts.disposable = disposable;
-  texts.disposable_allow = allow;
-  texts.free_providers = free;
-  texts.roles = roles;
-  texts.tlds = tlds;
-  texts.first_names = first;
-  texts.last_names = last;
-  texts.common_words = words;
-  auto lists = risk::lists_from_texts(texts);
+  auto lists = risk::lists_from_texts(files.texts());
   std::chrono::duration<double> load = std::chrono::steady_clock::now() - t0;
 
-  auto addresses = generate(entries(first), entries(last), entries(roles),
-                            entries(free), entries(disposable), entries(words));
+  auto addresses =
+      generate(entries(files.first_names), entries(files.last_names),
+               entries(files.roles), entries(files.free_providers),
+               entries(files.disposable), entries(files.common_words));
 
   std::size_t flagged = 0;
   auto all = mailassay::bench::best_seconds(passes, [&] {
