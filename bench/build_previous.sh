@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -e/{/^set -e/d;p}' "$0"; exit 0 ;;
     -*) echo "build_previous: unknown argument $1" >&2; exit 2 ;;
     *) [ -z "$rev" ] || { echo "build_previous: one revision" >&2; exit 2; }
        rev=$1; shift ;;

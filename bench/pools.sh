@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
     --rows) rows=$2; shift 2 ;;
     --domains) domains=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -e/{/^set -e/d;p}' "$0"; exit 0 ;;
     *) echo "pools: unknown argument $1" >&2; exit 2 ;;
   esac
 done
