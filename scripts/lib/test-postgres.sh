@@ -2,6 +2,10 @@
 # Makes sure a PostgreSQL server for the tests answers on loopback and prints
 # its URL as the last line of stdout (progress goes to stderr).
 #
+#   test-postgres.sh          find a server, or start the private cluster
+#   test-postgres.sh --stop   stop the private cluster (3. below) if it runs;
+#                             a server this script did not start is left alone
+#
 # Order of preference:
 #   1. $MAILASSAY_TEST_PG_URL, when it is set and answers;
 #   2. a server on 127.0.0.1:5432 (the Debian cluster), adding the test role
@@ -11,7 +15,8 @@
 #   3. a private cluster in ${MAILASSAY_PG_DIR:-/tmp/mailassay-pg}, created
 #      with Debian's postgresql-15 binaries and started on 127.0.0.1 only, on
 #      the first free port from ${MAILASSAY_PG_PORT:-55432}.
-# Idempotent: run it as often as you like; it reuses what already exists.
+# Idempotent: run it as often as you like; it reuses what already exists
+# (the private cluster's data stays in its directory across --stop).
 set -euo pipefail
 
 role=mailassay
@@ -43,6 +48,27 @@ as_postgres() {
 }
 
 port_busy() { (: </dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
+
+data="$pg_dir/data"
+socket="$pg_dir/socket"
+
+# Stops the private cluster (fast shutdown: open sessions are ended).
+stop() {
+  [ -f "$data/PG_VERSION" ] || return 0
+  [ -x "$pg_bin/pg_ctl" ] || die "$pg_bin/pg_ctl not found (postgresql-15)"
+  # Not while another run of this script is starting it.
+  exec 9>"$pg_dir.lock"
+  flock 9
+  as_postgres "'$pg_bin/pg_ctl' -D '$data' status" >/dev/null 2>&1 || return 0
+  log "stopping the cluster in $data"
+  as_postgres "'$pg_bin/pg_ctl' -D '$data' -w -t 30 stop -m fast" >/dev/null ||
+    die "stop failed, see $pg_dir/server.log"
+}
+
+if [ "${1:-}" = --stop ]; then
+  stop
+  exit 0
+fi
 
 # Creates the role and database through psql options $1 (run as postgres).
 ensure_role_and_database() {
@@ -95,8 +121,6 @@ fi
 
 # 3. A private cluster.
 [ -x "$pg_bin/initdb" ] || die "$pg_bin/initdb not found (postgresql-15)"
-data="$pg_dir/data"
-socket="$pg_dir/socket"
 if [ ! -f "$data/PG_VERSION" ]; then
   port=$first_port
   while port_busy "$port"; do port=$((port + 1)); done
