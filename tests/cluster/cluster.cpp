@@ -1,7 +1,6 @@
 #include "tests/cluster/cluster.hpp"
 
 #include <cstdlib>
-#include <thread>
 
 namespace mailassay::testing {
 
@@ -50,18 +49,6 @@ cluster::cluster(cluster_options opts) {
 cluster::~cluster() {
   nodes_.clear(); // before their schema goes
   schema_.reset();
-}
-
-bool eventually(const std::function<bool()>& ok,
-                std::chrono::milliseconds limit) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  for (;;) {
-    if (ok())
-      return true;
-    if (std::chrono::steady_clock::now() >= until)
-      return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
 }
 
 } // namespace mailassay::testing

@@ -6,6 +6,7 @@
 #include "tests/http/fixtures.hpp"
 #include "tests/support/pg_schema.hpp"
 #include "tests/support/redis_process.hpp"
+#include "tests/support/wait.hpp"
 
 #include <doctest/doctest.h>
 
@@ -57,11 +58,6 @@ private:
   std::string prefix_;
   std::vector<std::unique_ptr<server_process>> nodes_;
 };
-
-/// Polls `ok()` every 5 ms until it holds or `limit` passes; returns
-/// whether it held.
-bool eventually(const std::function<bool()>& ok,
-                std::chrono::milliseconds limit = std::chrono::seconds(10));
 
 } // namespace mailassay::testing
 

@@ -61,18 +61,11 @@ std::int64_t done_items(world& w, const std::string& id) {
   return n;
 }
 
+// Slow domains, one address at a time, a checkpoint after each result.
 void make_slow(world& w) {
-  w.dns.add_mx("*.slow.test", 10, "mx.ok.test");
-  w.dns.set_delay("*.slow.test", 100ms);
+  make_slow(w, 100ms);
   w.batch.concurrency = 1;
   w.batch.checkpoint_rows = 1;
-}
-
-std::vector<std::string> slow_addresses(int n) {
-  std::vector<std::string> out;
-  for (int i = 0; i < n; ++i)
-    out.push_back("a@d" + std::to_string(i) + ".slow.test");
-  return out;
 }
 
 } // namespace

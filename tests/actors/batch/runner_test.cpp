@@ -7,25 +7,6 @@
 using namespace mailassay;
 using namespace mailassay::tests::batch;
 
-namespace {
-
-// Slow mail domains: every name below slow.test has a route, answered
-// after `delay`, so a job of distinct slow domains advances one lookup at
-// a time (the DNS cache cannot help).
-void make_slow(world& w, std::chrono::milliseconds delay) {
-  w.dns.add_mx("*.slow.test", 10, "mx.ok.test");
-  w.dns.set_delay("*.slow.test", delay);
-}
-
-std::vector<std::string> slow_addresses(int n) {
-  std::vector<std::string> out;
-  for (int i = 0; i < n; ++i)
-    out.push_back("a@d" + std::to_string(i) + ".slow.test");
-  return out;
-}
-
-} // namespace
-
 TEST_SUITE("actors.batch.runner") {
   TEST_CASE_TEMPLATE("a queued job is claimed, validated and completed, its "
                      "results written in several checkpoints",

@@ -12,6 +12,7 @@
 #include "security/jwt_keyring.hpp"
 #include "tests/peers/dns_peer.hpp"
 #include "tests/storage/support.hpp"
+#include "tests/support/wait.hpp"
 #include "use_cases/accounts/key_cache.hpp"
 
 #include <caf/all.hpp>
@@ -31,16 +32,11 @@ namespace mailassay::tests::batch {
 using namespace std::chrono_literals;
 namespace cb = core::batch;
 
-/// Waits until `done()` holds, polling; false after `limit`.
+/// Waits until `done()` holds, polling; false after `limit` (a minute: a
+/// batch job on a loaded machine is slow).
 inline bool eventually(const std::function<bool()>& done,
                        std::chrono::milliseconds limit = 60s) {
-  auto end = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > end)
-      return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
+  return mailassay::testing::eventually(done, limit, 20ms);
 }
 
 /// One test's runtime.
@@ -193,6 +189,22 @@ inline std::vector<std::string> addresses(int n, const std::string& domain) {
   std::vector<std::string> out;
   for (int i = 0; i < n; ++i)
     out.push_back("u" + std::to_string(i) + "@" + domain);
+  return out;
+}
+
+/// Slow mail domains: every name below slow.test has a route, answered
+/// after `delay`, so a job of distinct slow domains advances one lookup at
+/// a time (the DNS cache cannot help).
+inline void make_slow(world& w, std::chrono::milliseconds delay) {
+  w.dns.add_mx("*.slow.test", 10, "mx.ok.test");
+  w.dns.set_delay("*.slow.test", delay);
+}
+
+/// `n` addresses of distinct slow domains: a@d0.slow.test, a@d1.slow.test...
+inline std::vector<std::string> slow_addresses(int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back("a@d" + std::to_string(i) + ".slow.test");
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include "net/redis_subscriber.hpp"
 #include "security/random.hpp"
 #include "tests/support/redis_process.hpp"
+#include "tests/support/wait.hpp"
 
 #include <doctest/doctest.h>
 
@@ -14,27 +15,12 @@
 
 using namespace mailassay;
 using namespace std::chrono_literals;
-using core::limits::millis;
+using mailassay::testing::eventually;
 using mailassay::testing::redis_command;
 using mailassay::testing::redis_process;
+using mailassay::testing::steady_now;
 
 namespace {
-
-bool eventually(const std::function<bool()>& ok,
-                std::chrono::milliseconds limit = 10s) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (!ok()) {
-    if (std::chrono::steady_clock::now() >= until)
-      return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
-
-millis steady_now() {
-  return std::chrono::duration_cast<millis>(
-      std::chrono::steady_clock::now().time_since_epoch());
-}
 
 // One process's side: a command connection, the store, its subscriber.
 struct node {

@@ -2,6 +2,7 @@
 // a lost connection is made again and says so.
 #include "net/io_thread.hpp"
 #include "net/pg_listener.hpp"
+#include "tests/support/wait.hpp"
 
 #include <doctest/doctest.h>
 
@@ -16,19 +17,9 @@
 
 using namespace mailassay;
 using namespace std::chrono_literals;
+using mailassay::testing::eventually;
 
 namespace {
-
-bool eventually(const std::function<bool()>& ok,
-                std::chrono::milliseconds limit = 10s) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (!ok()) {
-    if (std::chrono::steady_clock::now() >= until)
-      return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
 
 void notify(const std::string& url, const std::string& channel,
             const std::string& payload) {

@@ -3,6 +3,7 @@
 #include "net/io_thread.hpp"
 #include "net/redis_client.hpp"
 #include "tests/support/redis_process.hpp"
+#include "tests/support/wait.hpp"
 
 #include <doctest/doctest.h>
 
@@ -14,20 +15,10 @@
 
 using namespace mailassay;
 using namespace std::chrono_literals;
+using mailassay::testing::eventually;
 using mailassay::testing::redis_process;
 
 namespace {
-
-bool eventually(const std::function<bool()>& ok,
-                std::chrono::milliseconds limit = 10s) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (!ok()) {
-    if (std::chrono::steady_clock::now() >= until)
-      return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
 
 // The reply of one command as text (nullopt: no reply), waiting for it.
 std::optional<std::string> run(net::redis_client& c,
