@@ -2,9 +2,7 @@
 // run at a lower priority, and greylisted addresses wait outside the
 // concurrency limit (docs/batch.md, "Scheduling").
 
-#include "tests/http/fixtures.hpp"
-#include "tests/peers/dns_peer.hpp"
-#include "tests/peers/smtp_peer.hpp"
+#include "tests/http/smtp_service.hpp"
 
 #include <doctest/doctest.h>
 
@@ -18,8 +16,6 @@
 #include <thread>
 
 using namespace mailassay::testing;
-using mailassay::tests::peers::dns_peer;
-using mailassay::tests::peers::smtp_peer;
 using mailassay::tests::peers::smtp_rcpt_behaviour;
 using mailassay::tests::peers::smtp_rcpt_rule;
 
@@ -72,29 +68,16 @@ std::string pacing_csv(const std::string& tag, int n = 2000) {
   return s;
 }
 
-struct scheduling_env {
-  dns_peer dns;
-  smtp_peer mx;
-  std::unique_ptr<server_process> srv;
-  std::unique_ptr<api> a;
-  std::string jwt;
-  std::string key;
-
+struct scheduling_env : smtp_service {
   explicit scheduling_env(std::map<std::string, std::string> extra) {
-    dns.load_zone(zone);
-    auto env = smtp_server_env(
-        dns.server(), std::to_string(mx.port()),
-        {{"MAILASSAY_DNS_TIMEOUT_MS", "30000"},
-         {"MAILASSAY_DNS_TRIES", "1"},
-         {"MAILASSAY_BATCH_POLL_MS", "100"},
-         {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
-         {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
-         {"MAILASSAY_SMTP_TLS", "never"}});
-    for (auto& [k, v] : extra)
-      env[k] = v;
-    srv = std::make_unique<server_process>(env);
-    a = std::make_unique<api>(api{*srv});
-    std::tie(jwt, key) = smtp_account(*a, "P");
+    start(zone,
+          {{"MAILASSAY_DNS_TIMEOUT_MS", "30000"},
+           {"MAILASSAY_DNS_TRIES", "1"},
+           {"MAILASSAY_BATCH_POLL_MS", "100"},
+           {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
+           {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
+           {"MAILASSAY_SMTP_TLS", "never"}},
+          extra, "P");
   }
 
   std::string upload(const std::string& csv, const std::string& query = "") {

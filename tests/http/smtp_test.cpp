@@ -1,6 +1,4 @@
-#include "tests/http/fixtures.hpp"
-#include "tests/peers/dns_peer.hpp"
-#include "tests/peers/smtp_peer.hpp"
+#include "tests/http/smtp_service.hpp"
 
 #include <doctest/doctest.h>
 
@@ -10,7 +8,6 @@
 #include <thread>
 
 using namespace mailassay::testing;
-using mailassay::tests::peers::dns_peer;
 using mailassay::tests::peers::smtp_peer;
 using mailassay::tests::peers::smtp_rcpt_behaviour;
 using mailassay::tests::peers::smtp_rcpt_rule;
@@ -37,16 +34,8 @@ mx.busy.test A 127.0.0.35
 busy.test MX 10 mx.busy.test
 )";
 
-struct smtp_env {
-  dns_peer dns;
-  smtp_peer mx;
-  std::unique_ptr<server_process> srv;
-  std::unique_ptr<api> a;
-  std::string jwt;
-  std::string key;
-
+struct smtp_env : smtp_service {
   explicit smtp_env(std::map<std::string, std::string> extra = {}) {
-    dns.load_zone(zone);
     mx.add_rule("*@catchall.test", smtp_rcpt_behaviour::accept);
     mx.add_rule("gone@*", smtp_rcpt_behaviour::no_such_user);
     mx.add_rule("full@*", smtp_rcpt_behaviour::mailbox_full);
@@ -61,17 +50,12 @@ struct smtp_env {
     // Unknown users at smtp.test are refused, so it is not a catch-all.
     mx.add_rule("*@smtp.test", smtp_rcpt_behaviour::no_such_user);
     // Fast retries and no host limits: the tests stay quick.
-    auto env = smtp_server_env(
-        dns.server(), std::to_string(mx.port()),
-        {{"MAILASSAY_SMTP_RETRY_DELAYS_MS", "600,1200"},
-         {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
-         {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
-         {"MAILASSAY_SMTP_TLS", "never"}});
-    for (auto& [k, v] : extra)
-      env[k] = v;
-    srv = std::make_unique<server_process>(env);
-    a = std::make_unique<api>(api{*srv});
-    std::tie(jwt, key) = smtp_account(*a, "S");
+    start(zone,
+          {{"MAILASSAY_SMTP_RETRY_DELAYS_MS", "600,1200"},
+           {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
+           {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
+           {"MAILASSAY_SMTP_TLS", "never"}},
+          extra, "S");
   }
 
   http_response validate(const std::string& email, int timeout_ms = 10000) {
