@@ -1,5 +1,7 @@
 #include "tests/peers/dns_peer.hpp"
 
+#include "tests/peers/script.hpp"
+
 #include <algorithm>
 #include <arpa/inet.h>
 #include <atomic>
@@ -101,28 +103,11 @@ std::vector<std::pair<std::string, dns_entry>>
 parse_dns_zone(std::string_view text) {
   std::vector<std::pair<std::string, dns_entry>> out;
   std::map<std::string, std::size_t> index;
-  std::istringstream in{std::string{text}};
-  std::string line;
-  std::size_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (auto hash = line.find('#'); hash != std::string::npos)
-      line.erase(hash);
-    std::istringstream words{line};
-    std::vector<std::string> tok;
-    for (std::string w; words >> w;)
-      tok.push_back(w);
-    if (tok.empty())
-      continue;
-    auto fail = [&](const std::string& why) {
-      throw std::runtime_error("zone line " + std::to_string(line_no) + ": " +
-                               why);
-    };
+  for_each_script_line(text, "zone", [&](const script_line& line) {
+    const auto& tok = line.words;
+    auto fail = [&](const std::string& why) { line.fail(why); };
     auto number = [&](const std::string& s, std::uint64_t max) {
-      if (s.empty() || !std::all_of(s.begin(), s.end(), ::isdigit) ||
-          s.size() > 10 || std::stoull(s) > max)
-        fail("bad number '" + s + "'");
-      return std::stoull(s);
+      return line.decimal(s, 10, max);
     };
     auto name = normalize(tok[0]);
     auto [it, added] = index.try_emplace(name, out.size());
@@ -186,7 +171,7 @@ parse_dns_zone(std::string_view text) {
     } else {
       fail("unknown type '" + type + "'");
     }
-  }
+  });
   return out;
 }
 

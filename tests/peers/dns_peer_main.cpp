@@ -6,14 +6,15 @@
 // See parse_dns_zone() in dns_peer.hpp for the zone format.
 
 #include "tests/peers/dns_peer.hpp"
+#include "tests/peers/peer_main.hpp"
 
-#include <csignal>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 
+using mailassay::tests::peers::block_stop_signals;
 using mailassay::tests::peers::dns_peer;
+using mailassay::tests::peers::read_peer_file;
+using mailassay::tests::peers::wait_for_stop_signal;
 
 namespace {
 
@@ -61,29 +62,20 @@ int main(int argc, char** argv) {
               << " is not a loopback address (use --allow-non-loopback)\n";
     return 2;
   }
-  std::ifstream in{zone_file};
-  if (!in) {
-    std::cerr << "mailassay-dns-peer: cannot read " << zone_file << "\n";
+  auto text = read_peer_file("mailassay-dns-peer", zone_file);
+  if (!text)
     return 1;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
 
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  auto signals = block_stop_signals();
   try {
-    auto entries = mailassay::tests::peers::parse_dns_zone(text.str());
+    auto entries = mailassay::tests::peers::parse_dns_zone(*text);
     dns_peer peer{opts};
     for (auto& [name, entry] : entries)
       peer.set(name, std::move(entry));
     std::cout << "mailassay-dns-peer listening on " << peer.server()
               << (tcp ? " (udp+tcp)" : " (udp)") << ", " << entries.size()
               << " names" << std::endl;
-    int sig = 0;
-    sigwait(&signals, &sig);
+    wait_for_stop_signal(signals);
     peer.stop();
     std::cout << "mailassay-dns-peer: " << peer.total_queries() << " queries ("
               << peer.tcp_queries() << " over tcp)" << std::endl;

@@ -1,22 +1,19 @@
 #include "tests/peers/http_peer.hpp"
 
+#include "tests/peers/tls_identity.hpp"
+
 #include <openssl/err.h>
-#include <openssl/pem.h>
 #include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 
 #include <algorithm>
 #include <arpa/inet.h>
 #include <atomic>
 #include <condition_variable>
-#include <cstdio>
 #include <deque>
-#include <filesystem>
 #include <list>
 #include <mutex>
 #include <netinet/in.h>
 #include <poll.h>
-#include <random>
 #include <stdexcept>
 #include <sys/socket.h>
 #include <thread>
@@ -34,66 +31,6 @@ std::string lower(std::string s) {
       c = static_cast<char>(c - 'A' + 'a');
   return s;
 }
-
-// A self-signed certificate naming `name` and 127.0.0.1, written as PEM.
-struct tls_identity {
-  SSL_CTX* ctx = nullptr;
-  std::string pem_file;
-
-  explicit tls_identity(const std::string& name) {
-    EVP_PKEY* key = EVP_EC_gen("P-256");
-    X509* cert = X509_new();
-    ctx = SSL_CTX_new(TLS_server_method());
-    bool ok = key != nullptr && cert != nullptr && ctx != nullptr;
-    if (ok) {
-      X509_set_version(cert, 2);
-      ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-      X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
-      X509_gmtime_adj(X509_getm_notAfter(cert), 365L * 86400);
-      X509_set_pubkey(cert, key);
-      X509_NAME* subject = X509_get_subject_name(cert);
-      X509_NAME_add_entry_by_txt(
-          subject, "CN", MBSTRING_ASC,
-          reinterpret_cast<const unsigned char*>(name.c_str()), -1, -1, 0);
-      X509_set_issuer_name(cert, subject);
-      X509V3_CTX v3;
-      X509V3_set_ctx_nodb(&v3);
-      X509V3_set_ctx(&v3, cert, cert, nullptr, nullptr, 0);
-      auto san = "DNS:" + name + ",IP:127.0.0.1";
-      X509_EXTENSION* ext =
-          X509V3_EXT_conf_nid(nullptr, &v3, NID_subject_alt_name, san.c_str());
-      ok = ext != nullptr && X509_add_ext(cert, ext, -1) == 1;
-      X509_EXTENSION_free(ext);
-      ok = ok && X509_sign(cert, key, EVP_sha256()) > 0 &&
-           SSL_CTX_use_certificate(ctx, cert) == 1 &&
-           SSL_CTX_use_PrivateKey(ctx, key) == 1;
-      if (ok) {
-        static std::mt19937_64 rng{std::random_device{}()};
-        pem_file = (std::filesystem::temp_directory_path() /
-                    ("mailassay-http-peer-" + std::to_string(::getpid()) + "-" +
-                     std::to_string(rng()) + ".pem"))
-                       .string();
-        FILE* f = std::fopen(pem_file.c_str(), "w");
-        ok = f != nullptr && PEM_write_X509(f, cert) == 1;
-        if (f != nullptr)
-          std::fclose(f);
-      }
-    }
-    X509_free(cert);
-    EVP_PKEY_free(key);
-    if (!ok) {
-      SSL_CTX_free(ctx);
-      throw std::runtime_error("http_peer: cannot make a TLS certificate");
-    }
-  }
-  ~tls_identity() {
-    SSL_CTX_free(ctx);
-    std::error_code ec;
-    std::filesystem::remove(pem_file, ec);
-  }
-  tls_identity(const tls_identity&) = delete;
-  tls_identity& operator=(const tls_identity&) = delete;
-};
 
 } // namespace
 
@@ -149,7 +86,7 @@ struct http_peer::impl {
   void serve(int fd) {
     SSL* ssl = nullptr;
     if (tls) {
-      ssl = SSL_new(tls->ctx);
+      ssl = SSL_new(tls->ctx());
       SSL_set_fd(ssl, fd);
       if (SSL_accept(ssl) != 1) {
         SSL_free(ssl);
@@ -267,7 +204,8 @@ http_peer::http_peer(http_peer_options options)
   auto& s = *impl_;
   s.opts = std::move(options);
   if (s.opts.tls)
-    s.tls = std::make_unique<tls_identity>(s.opts.tls_name);
+    s.tls = std::make_unique<tls_identity>(s.opts.tls_name,
+                                           certificate_kind::verifiable);
   s.listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   int one = 1;
   ::setsockopt(s.listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -309,7 +247,7 @@ std::string http_peer::url(const std::string& path) const {
 }
 
 std::string http_peer::ca_file() const {
-  return impl_->tls ? impl_->tls->pem_file : std::string{};
+  return impl_->tls ? impl_->tls->pem_file() : std::string{};
 }
 
 void http_peer::script(std::vector<http_peer_reply> replies) {

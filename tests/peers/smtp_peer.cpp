@@ -1,9 +1,10 @@
 #include "tests/peers/smtp_peer.hpp"
 
+#include "tests/peers/script.hpp"
+#include "tests/peers/tls_identity.hpp"
+
 #include <openssl/err.h>
-#include <openssl/evp.h>
 #include <openssl/ssl.h>
-#include <openssl/x509.h>
 
 #include <algorithm>
 #include <arpa/inet.h>
@@ -72,41 +73,6 @@ std::string path_of(std::string_view line) {
     return {};
   return std::string{line.substr(open + 1, close - open - 1)};
 }
-
-struct tls_identity {
-  SSL_CTX* ctx = nullptr;
-
-  explicit tls_identity(const std::string& hostname) {
-    EVP_PKEY* key = EVP_EC_gen("P-256");
-    X509* cert = X509_new();
-    ctx = SSL_CTX_new(TLS_server_method());
-    bool ok = key != nullptr && cert != nullptr && ctx != nullptr;
-    if (ok) {
-      X509_set_version(cert, 2);
-      ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-      X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
-      X509_gmtime_adj(X509_getm_notAfter(cert), 365L * 86400);
-      X509_set_pubkey(cert, key);
-      X509_NAME* name = X509_get_subject_name(cert);
-      X509_NAME_add_entry_by_txt(
-          name, "CN", MBSTRING_ASC,
-          reinterpret_cast<const unsigned char*>(hostname.c_str()), -1, -1, 0);
-      X509_set_issuer_name(cert, name);
-      ok = X509_sign(cert, key, EVP_sha256()) > 0 &&
-           SSL_CTX_use_certificate(ctx, cert) == 1 &&
-           SSL_CTX_use_PrivateKey(ctx, key) == 1;
-    }
-    X509_free(cert);
-    EVP_PKEY_free(key);
-    if (!ok) {
-      SSL_CTX_free(ctx);
-      throw std::runtime_error("smtp_peer: cannot make a TLS certificate");
-    }
-  }
-  ~tls_identity() { SSL_CTX_free(ctx); }
-  tls_identity(const tls_identity&) = delete;
-  tls_identity& operator=(const tls_identity&) = delete;
-};
 
 } // namespace
 
@@ -321,7 +287,7 @@ struct smtp_peer::impl {
           // RFC 3207 §4.2: forget anything sent in clear before the
           // handshake.
           buffer.clear();
-          ssl = SSL_new(peer.tls->ctx);
+          ssl = SSL_new(peer.tls->ctx());
           SSL_set_fd(ssl, fd);
           if (SSL_accept(ssl) != 1)
             return;
@@ -475,29 +441,10 @@ struct smtp_peer::impl {
 
 smtp_peer_script parse_smtp_peer_script(std::string_view text) {
   smtp_peer_script out;
-  std::istringstream in{std::string{text}};
-  std::string line;
-  std::size_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (auto hash = line.find('#'); hash != std::string::npos)
-      line.erase(hash);
-    std::istringstream words{line};
-    std::vector<std::string> tok;
-    for (std::string w; words >> w;)
-      tok.push_back(w);
-    if (tok.empty())
-      continue;
-    auto fail = [&](const std::string& why) {
-      throw std::runtime_error("smtp peer script line " +
-                               std::to_string(line_no) + ": " + why);
-    };
-    auto number = [&](const std::string& s) -> std::uint64_t {
-      if (s.empty() || s.size() > 9 ||
-          !std::all_of(s.begin(), s.end(), ::isdigit))
-        fail("bad number '" + s + "'");
-      return std::stoull(s);
-    };
+  for_each_script_line(text, "smtp peer script", [&](const script_line& line) {
+    const auto& tok = line.words;
+    auto fail = [&](const std::string& why) { line.fail(why); };
+    auto number = [&](const std::string& s) { return line.decimal(s, 9); };
     auto rest = [&](std::size_t from) {
       std::string r;
       for (auto i = from; i < tok.size(); ++i)
@@ -585,7 +532,7 @@ smtp_peer_script parse_smtp_peer_script(std::string_view text) {
     } else {
       fail("unknown or malformed directive '" + key + "'");
     }
-  }
+  });
   return out;
 }
 
@@ -599,7 +546,8 @@ smtp_peer::smtp_peer(smtp_peer_options opts) : impl_(std::make_unique<impl>()) {
     throw std::runtime_error("smtp_peer: " + p.opts.address +
                              " is not a 127.0.0.0/8 address");
   if (p.opts.starttls)
-    p.tls = std::make_unique<tls_identity>(p.opts.hostname);
+    p.tls = std::make_unique<tls_identity>(p.opts.hostname,
+                                           certificate_kind::name_only);
   p.listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   p.wake_fd = ::eventfd(0, EFD_CLOEXEC);
   int one = 1;

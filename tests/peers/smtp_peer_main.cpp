@@ -14,15 +14,16 @@
 //   rcpt odd@* custom 550 Unrouteable address
 //   default accept
 
+#include "tests/peers/peer_main.hpp"
 #include "tests/peers/smtp_peer.hpp"
 
-#include <csignal>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 
+using mailassay::tests::peers::block_stop_signals;
+using mailassay::tests::peers::read_peer_file;
 using mailassay::tests::peers::smtp_peer;
+using mailassay::tests::peers::wait_for_stop_signal;
 
 namespace {
 
@@ -48,21 +49,13 @@ int main(int argc, char** argv) {
   }
   if (script_file.empty())
     return usage();
-  std::ifstream in{script_file};
-  if (!in) {
-    std::cerr << "mailassay-smtp-peer: cannot read " << script_file << "\n";
+  auto text = read_peer_file("mailassay-smtp-peer", script_file);
+  if (!text)
     return 1;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
 
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  auto signals = block_stop_signals();
   try {
-    auto script = mailassay::tests::peers::parse_smtp_peer_script(text.str());
+    auto script = mailassay::tests::peers::parse_smtp_peer_script(*text);
     if (!listen.empty()) {
       auto colon = listen.rfind(':');
       if (colon == std::string::npos)
@@ -79,8 +72,7 @@ int main(int argc, char** argv) {
     peer.set_default(script.fallback);
     std::cout << "mailassay-smtp-peer: listening on " << peer.address() << ":"
               << peer.port() << std::endl;
-    int sig = 0;
-    sigwait(&signals, &sig);
+    wait_for_stop_signal(signals);
     std::cout << "mailassay-smtp-peer: connections=" << peer.connections()
               << " sessions=" << peer.sessions()
               << " commands=" << peer.commands()
