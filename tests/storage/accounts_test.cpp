@@ -57,8 +57,7 @@ TEST_SUITE("storage.accounts") {
 
   TEST_CASE_TEMPLATE("an organization starts with its owner and signup credits",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     auto f = create_org(s, "o1", "owner@example.com", 100);
     auto m = s.find_member_by_email("owner@example.com");
     REQUIRE(m.has_value());
@@ -75,9 +74,8 @@ TEST_SUITE("storage.accounts") {
     auto entries = s.list_credit_entries("o1", 10, 0);
     REQUIRE(entries.has_value());
     REQUIRE(entries->size() == 1);
-    CHECK((*entries)[0].kind == "signup");
-    CHECK((*entries)[0].delta == 100);
-    CHECK((*entries)[0].balance_after == 100);
+    CHECK_ENTRY((*entries)[0],
+                {.kind = "signup", .delta = 100, .balance_after = 100});
 
     create_org(s, "o2", "zero@example.com", 0);
     auto none = s.list_credit_entries("o2", 10, 0);
@@ -87,8 +85,7 @@ TEST_SUITE("storage.accounts") {
 
   TEST_CASE_TEMPLATE("a duplicate email is a conflict and writes nothing",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "a@example.com", 10);
     auto f = make_org("o2", "a@example.com");
     auto r = s.create_organization(f.org, f.owner, 50, 1000);
@@ -111,8 +108,7 @@ TEST_SUITE("storage.accounts") {
 
   TEST_CASE_TEMPLATE("members are added, found and listed oldest first",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     create_org(s, "o2", "other@example.com");
     REQUIRE(s.add_member("o1", make_user("u3", "c@example.com", 3000),
@@ -156,8 +152,7 @@ TEST_SUITE("storage.accounts") {
 
   TEST_CASE_TEMPLATE("the last owner can be neither demoted nor removed",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     create_org(s, "o2", "owner2@example.com");
     REQUIRE(
@@ -191,8 +186,7 @@ TEST_SUITE("storage.accounts") {
 
   TEST_CASE_TEMPLATE("two owners demoting each other at once keep one owner",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     for (int round = 0; round < 5; ++round) {
       auto id = std::string{"o"}.append(std::to_string(round));
       create_org(s, id, id + "@example.com");
@@ -216,8 +210,7 @@ TEST_SUITE("storage.accounts") {
 
   TEST_CASE_TEMPLATE("removing a member removes its refresh tokens", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     REQUIRE(
         s.add_member("o1", make_user("u2", "b@example.com"), acc::role::admin)
@@ -233,8 +226,7 @@ TEST_SUITE("storage.accounts") {
 
   TEST_CASE_TEMPLATE("a refresh token is stored by hash and spent only once",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     acc::refresh_token tok{"t1", "th1", "fam", "u-o1", "o1",
                            5000, false, false, 1000};
@@ -299,8 +291,7 @@ TEST_SUITE("storage.accounts") {
 
   TEST_CASE_TEMPLATE("revoking a family revokes its tokens and no others",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     for (auto [id, fam] :
          {std::pair{"t1", "f1"}, std::pair{"t2", "f1"}, std::pair{"t3", "f2"}})

@@ -104,8 +104,7 @@ std::vector<std::int64_t> seqs(const std::vector<batch::item>& items) {
 TEST_SUITE("storage.batch") {
   TEST_CASE_TEMPLATE("a job is stored, read back and listed newest first",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com", 100);
     create_org(s, "o2", "other@example.com");
     auto first = make_job("j1", "o1", 5000, 4, 2, 4);
@@ -164,8 +163,7 @@ TEST_SUITE("storage.batch") {
   TEST_CASE_TEMPLATE("a test key's job stays a sandbox job when read, "
                      "listed and claimed",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com", 100);
     auto j = make_job("js", "o1", 5000);
     j.sandbox = true;
@@ -184,8 +182,7 @@ TEST_SUITE("storage.batch") {
 
   TEST_CASE_TEMPLATE("item text is stored verbatim", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     const std::vector<std::string> cells = {"",
                                             "NULL",
@@ -246,8 +243,7 @@ TEST_SUITE("storage.batch") {
   TEST_CASE_TEMPLATE("a second active job of an organization is refused and "
                      "writes nothing",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com", 100);
     create_org(s, "o2", "other@example.com", 100);
     create_org(s, "o3", "third@example.com");
@@ -341,8 +337,7 @@ TEST_SUITE("storage.batch") {
   TEST_CASE_TEMPLATE("credits are reserved at creation; a short balance "
                      "writes nothing",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com", 10);
     create(s, make_job("j1", "o1", 2000, 4, 0, 4));
     auto b = s.get_balance("o1");
@@ -350,11 +345,7 @@ TEST_SUITE("storage.batch") {
     CHECK(b->consumed == 0);
     auto entries = s.list_credit_entries("o1", 10, 0);
     REQUIRE(entries->size() == 2);
-    CHECK((*entries)[0].kind == "batch_reserve");
-    CHECK((*entries)[0].delta == -4);
-    CHECK((*entries)[0].reference == "j1");
-    CHECK((*entries)[0].balance_after == 6);
-    CHECK((*entries)[0].created_at == 2000);
+    CHECK_ENTRY((*entries)[0], {"batch_reserve", -4, "j1", 6, 2000});
     REQUIRE(s.cancel_batch_job("o1", "j1", 2001).has_value());
     CHECK(s.get_balance("o1")->balance == 10);
 
@@ -379,8 +370,7 @@ TEST_SUITE("storage.batch") {
 
   TEST_CASE_TEMPLATE("claims take the oldest queued job first, then nothing",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     for (auto o : {"o1", "o2", "o3"})
       create_org(s, o, std::string{o} + "@example.com");
     create(s, make_job("late", "o1", 300));
@@ -456,8 +446,7 @@ TEST_SUITE("storage.batch") {
 
   TEST_CASE_TEMPLATE("an expired lease lets another owner take the job over",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     create(s, make_job("j1", "o1", 100));
     auto a = claim(s, "a", 1000, 15);
@@ -493,8 +482,7 @@ TEST_SUITE("storage.batch") {
 
   TEST_CASE_TEMPLATE("a lease renewed to zero hands the job back at once",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     create(s, make_job("j1", "o1", 100));
     claim(s, "a", 1000, 15);
@@ -508,8 +496,7 @@ TEST_SUITE("storage.batch") {
 
   TEST_CASE_TEMPLATE("pending items come in pages by seq", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     auto j = make_job("j1", "o1", 100, 7, 0);
     auto items = make_items(j);
@@ -546,8 +533,7 @@ TEST_SUITE("storage.batch") {
   TEST_CASE_TEMPLATE("saved results count once, even when a checkpoint is "
                      "replayed",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com", 100);
     create(s, make_job("j1", "o1", 100, 6, 1, 6)); // seq 0 invalid
     claim(s, "w", 1000, 15);
@@ -633,8 +619,7 @@ TEST_SUITE("storage.batch") {
   TEST_CASE_TEMPLATE("finishing ends the job and refunds the unspent "
                      "reservation",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com", 100);
     create(s, make_job("j1", "o1", 100, 10, 0, 10));
     CHECK(s.get_balance("o1")->balance == 90);
@@ -667,11 +652,7 @@ TEST_SUITE("storage.batch") {
     CHECK(b->consumed == 3);
     auto entries = s.list_credit_entries("o1", 10, 0);
     REQUIRE(entries->size() == 3);
-    CHECK((*entries)[0].kind == "batch_refund");
-    CHECK((*entries)[0].delta == 7);
-    CHECK((*entries)[0].reference == "j1");
-    CHECK((*entries)[0].balance_after == 97);
-    CHECK((*entries)[0].created_at == 1003);
+    CHECK_ENTRY((*entries)[0], {"batch_refund", 7, "j1", 97, 1003});
     CHECK((*entries)[1].kind == "batch_reserve");
 
     CHECK(s.finish_batch_job("j1", "w", batch::job_status::failed, 1004)
@@ -696,8 +677,7 @@ TEST_SUITE("storage.batch") {
 
   TEST_CASE_TEMPLATE("cancelling refunds the unspent reservation", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com", 50);
 
     // Queued: the whole reservation goes back.
@@ -711,12 +691,8 @@ TEST_SUITE("storage.batch") {
     CHECK(s.get_balance("o1")->balance == 50);
     auto entries = s.list_credit_entries("o1", 10, 0);
     REQUIRE(entries->size() == 3);
-    CHECK((*entries)[0].kind == "batch_refund");
-    CHECK((*entries)[0].delta == 20);
-    CHECK((*entries)[0].reference == "j1");
-    CHECK((*entries)[0].balance_after == 50);
-    CHECK((*entries)[1].kind == "batch_reserve");
-    CHECK((*entries)[1].delta == -20);
+    CHECK_ENTRY((*entries)[0], {"batch_refund", 20, "j1", 50});
+    CHECK_ENTRY((*entries)[1], {"batch_reserve", -20});
     CHECK((*entries)[2].kind == "signup");
     CHECK(s.cancel_batch_job("o1", "j1", 151).error_value().code ==
           errc::conflict);
@@ -739,9 +715,7 @@ TEST_SUITE("storage.batch") {
     CHECK(b->balance == 48);
     CHECK(b->consumed == 2);
     auto last = s.list_credit_entries("o1", 1, 0)->front();
-    CHECK(last.kind == "batch_refund");
-    CHECK(last.delta == 3);
-    CHECK(last.reference == "j2");
+    CHECK_ENTRY(last, {"batch_refund", 3, "j2"});
     CHECK(s.finish_batch_job("j2", "w", batch::job_status::completed, 1003)
               .error_value()
               .code == errc::conflict);
@@ -755,8 +729,7 @@ TEST_SUITE("storage.batch") {
 
   TEST_CASE_TEMPLATE("batch items filter by status and page by seq", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     create(s, make_job("j1", "o1", 100, 8, 2)); // seq 0-1 invalid rows
     claim(s, "w", 1000);
@@ -795,8 +768,7 @@ TEST_SUITE("storage.batch") {
 
   TEST_CASE_TEMPLATE("pages skip long runs of other items", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     create(s, make_job("j1", "o1", 100, 23000));
     claim(s, "w", 1000);
@@ -830,8 +802,7 @@ TEST_SUITE("storage.batch") {
 
   TEST_CASE_TEMPLATE("a job of 200000 items is stored in one go", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com", 300000);
     auto j = make_job("big", "o1", 100, 199000, 1000, 199000);
     auto items = make_items(j);
@@ -875,8 +846,7 @@ TEST_SUITE("storage.batch") {
   TEST_CASE_TEMPLATE("a job whose owners keep dying without progress fails at "
                      "max_restarts take-overs, refunded, with its error",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com", 100);
     create_org(s, "o2", "other@example.com");
     create(s, make_job("j1", "o1", 100, 3, 0, 3));
@@ -944,10 +914,10 @@ TEST_SUITE("storage.batch") {
     CHECK(balance->consumed == 1);
     auto entries = s.list_credit_entries("o1", 10, 0);
     REQUIRE(entries->size() == 3);
-    CHECK((*entries)[0].kind == "batch_refund");
-    CHECK((*entries)[0].delta == 2);
-    CHECK((*entries)[0].reference == "j1");
-    CHECK((*entries)[0].created_at == 1072);
+    CHECK_ENTRY((*entries)[0], {.kind = "batch_refund",
+                                .delta = 2,
+                                .reference = "j1",
+                                .created_at = 1072});
     // The dead owner's late checkpoint and a cancel find it ended.
     CHECK(s.save_batch_results("j1", "e", {result(1, "valid", 1)}, 15, 1073)
               .error_value()
@@ -965,8 +935,7 @@ TEST_SUITE("storage.batch") {
 
   TEST_CASE_TEMPLATE("max_restarts 0 never fails a job", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     create(s, make_job("j1", "o1", 100));
     for (std::int64_t i = 0; i < 6; ++i) {

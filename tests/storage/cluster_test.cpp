@@ -94,8 +94,7 @@ private:
 TEST_SUITE("storage.cluster") {
   TEST_CASE_TEMPLATE("the first signing key stored is the deployment's",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     CHECK(s.signing_keys()->empty());
     auto first = s.ensure_signing_key(candidate("k1"));
     REQUIRE_MESSAGE(first.has_value(), why(first));
@@ -142,8 +141,7 @@ TEST_SUITE("storage.cluster") {
 
   TEST_CASE_TEMPLATE("a rotation retires the signing key and drops old ones",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     REQUIRE(s.ensure_signing_key(candidate("k1")).has_value());
     auto rotated = s.rotate_signing_key(candidate("k2"), 3600);
     REQUIRE_MESSAGE(rotated.has_value(), why(rotated));
@@ -180,8 +178,7 @@ TEST_SUITE("storage.cluster") {
 
   TEST_CASE_TEMPLATE("leases on the database clock ignore the hosts' clocks",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "o1@example.com");
     REQUIRE(s.create_batch_job(queued_job("j1", "o1"), {pending_item()})
                 .has_value());

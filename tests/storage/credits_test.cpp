@@ -10,8 +10,7 @@ using mailassay::core::errc;
 TEST_SUITE("storage.credits") {
   TEST_CASE_TEMPLATE("credits are added and taken with ledger entries",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com", 10);
     auto added = s.add_credits("o1", 5, "grant", "admin", 2000);
     REQUIRE(added.has_value());
@@ -29,22 +28,16 @@ TEST_SUITE("storage.credits") {
     auto entries = s.list_credit_entries("o1", 10, 0);
     REQUIRE(entries.has_value());
     REQUIRE(entries->size() == 4);
-    CHECK((*entries)[0].kind == "reserve");
-    CHECK((*entries)[0].delta == -6);
-    CHECK((*entries)[0].reference == "job-2");
-    CHECK((*entries)[0].balance_after == 5);
-    CHECK((*entries)[0].created_at == 3001);
+    CHECK_ENTRY((*entries)[0], {"reserve", -6, "job-2", 5, 3001});
     CHECK((*entries)[1].kind == "commit");
-    CHECK((*entries)[2].kind == "grant");
-    CHECK((*entries)[2].delta == 5);
+    CHECK_ENTRY((*entries)[2], {"grant", 5});
     CHECK((*entries)[3].kind == "signup");
     CHECK((*entries)[0].organization_id == "o1");
   }
 
   TEST_CASE_TEMPLATE("a refund gives back a consumed credit", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com", 3);
     REQUIRE(s.take_credits("o1", 1, "smtp_check", "a", true, 10).has_value());
     auto back = s.refund_credits("o1", 1, "smtp_refund", "a", 11);
@@ -53,17 +46,16 @@ TEST_SUITE("storage.credits") {
     CHECK(back->consumed == 0);
     auto entries = s.list_credit_entries("o1", 10, 0);
     REQUIRE(entries.has_value());
-    CHECK((*entries)[0].kind == "smtp_refund");
-    CHECK((*entries)[0].delta == 1);
-    CHECK((*entries)[0].balance_after == 3);
-    CHECK(s.refund_credits("o1", 0, "smtp_refund", "a", 12).error_value().code
-          == errc::validation_failed);
+    CHECK_ENTRY((*entries)[0],
+                {.kind = "smtp_refund", .delta = 1, .balance_after = 3});
+    CHECK(
+        s.refund_credits("o1", 0, "smtp_refund", "a", 12).error_value().code ==
+        errc::validation_failed);
   }
 
   TEST_CASE_TEMPLATE("taking more than the balance fails and changes nothing",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com", 3);
     auto r = s.take_credits("o1", 4, "commit", "x", true, 2000);
     REQUIRE_FALSE(r.has_value());
@@ -93,8 +85,7 @@ TEST_SUITE("storage.credits") {
 
   TEST_CASE_TEMPLATE("ledger pages go newest first before an id", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     create_org(s, "o2", "other@example.com", 7);
     for (int i = 1; i <= 5; ++i)

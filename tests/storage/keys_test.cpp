@@ -7,8 +7,7 @@ using mailassay::core::errc;
 TEST_SUITE("storage.keys") {
   TEST_CASE_TEMPLATE("a key round-trips every field, null limits included",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     auto k = make_key("k1", "o1");
     k.allowed_domains = {"a.example", "quote\"and\\back", "line\nbreak", ""};
@@ -43,8 +42,7 @@ TEST_SUITE("storage.keys") {
 
   TEST_CASE_TEMPLATE("a duplicate key hash is a conflict", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     create_org(s, "o2", "other@example.com");
     REQUIRE(s.insert_api_key(make_key("k1", "o1")).has_value());
@@ -60,8 +58,7 @@ TEST_SUITE("storage.keys") {
 
   TEST_CASE_TEMPLATE("keys are listed per organization, oldest first", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     create_org(s, "o2", "other@example.com");
     REQUIRE(s.insert_api_key(make_key("late", "o1", 3000)).has_value());
@@ -77,8 +74,7 @@ TEST_SUITE("storage.keys") {
 
   TEST_CASE_TEMPLATE("another organization cannot get, update or delete a key",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "a", "a@example.com");
     create_org(s, "b", "b@example.com");
     REQUIRE(s.insert_api_key(make_key("ka", "a")).has_value());
@@ -98,8 +94,7 @@ TEST_SUITE("storage.keys") {
 
   TEST_CASE_TEMPLATE("an update changes only the fields it sets", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     auto k = make_key("k1", "o1");
     REQUIRE(s.insert_api_key(k).has_value());
@@ -135,8 +130,7 @@ TEST_SUITE("storage.keys") {
 
   TEST_CASE_TEMPLATE("deleting a key deletes its usage", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     REQUIRE(s.insert_api_key(make_key("k1", "o1")).has_value());
     REQUIRE(s.add_usage({{"k1", "o1", "2026-11-20", 3, 2, 1, {"h1", "h2"}}})

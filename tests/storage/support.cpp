@@ -146,4 +146,18 @@ org_fixture create_org(store& s, const std::string& id,
   return f;
 }
 
+bool matches(const acc::credit_entry& e, const entry_fields& x) {
+  return e.kind == x.kind && (!x.delta || e.delta == *x.delta) &&
+         (!x.reference || e.reference == *x.reference) &&
+         (!x.balance_after || e.balance_after == *x.balance_after) &&
+         (!x.created_at || e.created_at == *x.created_at);
+}
+
+std::string describe(const acc::credit_entry& e) {
+  return "credit entry kind=" + e.kind + " delta=" + std::to_string(e.delta) +
+         " reference=" + e.reference +
+         " balance_after=" + std::to_string(e.balance_after) +
+         " created_at=" + std::to_string(e.created_at);
+}
+
 } // namespace mailassay::storage::testing

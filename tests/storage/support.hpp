@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace mailassay::storage::testing {
@@ -97,6 +98,22 @@ acc::api_key make_key(const std::string& id, const std::string& organization_id,
 org_fixture create_org(store& s, const std::string& id,
                        const std::string& email, std::int64_t credits = 0);
 
+/// The fields a test expects of one credit ledger entry; those left unset
+/// are not compared.
+struct entry_fields {
+  std::string kind{};
+  std::optional<std::int64_t> delta{};
+  std::optional<std::string> reference{};
+  std::optional<std::int64_t> balance_after{};
+  std::optional<acc::unix_time> created_at{};
+};
+
+/// Whether `e` has every field that `x` sets.
+bool matches(const acc::credit_entry& e, const entry_fields& x);
+
+/// `e` as text, for a failed check's message.
+std::string describe(const acc::credit_entry& e);
+
 } // namespace mailassay::storage::testing
 
 TYPE_TO_STRING_AS("sqlite", mailassay::storage::testing::sqlite_backend);
@@ -109,3 +126,16 @@ TYPE_TO_STRING_AS("postgresql",
   mailassay::storage::testing::test_db name{TestType::kind};                   \
   if (name.skipped())                                                          \
   return
+
+/// MAILASSAY_TEST_DB(name), with `store_ref` naming the store it opened.
+#define MAILASSAY_TEST_STORE(name, store_ref)                                  \
+  MAILASSAY_TEST_DB(name);                                                     \
+  auto& store_ref = name.db()
+
+/// Checks that credit entry `e` has the fields in braces, e.g.
+/// `CHECK_ENTRY(e, {"batch_refund", 7, "j1", 97, 1003})` (kind, delta,
+/// reference, balance after, time), or `{.kind = "signup", .delta = 100}`.
+#define CHECK_ENTRY(e, ...)                                                    \
+  CHECK_MESSAGE(mailassay::storage::testing::matches(                          \
+                    e, mailassay::storage::testing::entry_fields __VA_ARGS__), \
+                mailassay::storage::testing::describe(e))

@@ -7,8 +7,7 @@ using mailassay::core::errc;
 TEST_SUITE("storage.usage") {
   TEST_CASE_TEMPLATE("usage increments add up per key and day", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     REQUIRE(s.insert_api_key(make_key("k1", "o1")).has_value());
     REQUIRE(s.insert_api_key(make_key("k2", "o1")).has_value());
@@ -44,8 +43,7 @@ TEST_SUITE("storage.usage") {
 
   TEST_CASE_TEMPLATE("a usage batch with an unknown key writes nothing",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     REQUIRE(s.insert_api_key(make_key("k1", "o1")).has_value());
     auto r = s.add_usage({{"k1", "o1", "2026-11-20", 2, 1, 1, {"a", "b"}},
@@ -62,8 +60,7 @@ TEST_SUITE("storage.usage") {
 
   TEST_CASE_TEMPLATE("organization usage sums the organization's keys only",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "owner@example.com");
     create_org(s, "o2", "other@example.com");
     REQUIRE(s.insert_api_key(make_key("k1", "o1")).has_value());

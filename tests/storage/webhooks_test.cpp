@@ -34,6 +34,12 @@ const std::vector<wh::event_type> all_events{
     wh::event_type::batch_cancelled, wh::event_type::credits_low,
     wh::event_type::key_revoked};
 
+// Organization o1 with endpoint `id` subscribed to every event.
+void org_with_endpoint(store& s, const std::string& id) {
+  create_org(s, "o1", "a@example.com");
+  REQUIRE(s.insert_webhook(make_endpoint(id, "o1", all_events)));
+}
+
 // A queued job of `org` with two addresses.
 batch::job queued_job(store& s, const std::string& id, const std::string& org) {
   batch::job j;
@@ -78,8 +84,7 @@ TEST_SUITE("storage.webhooks") {
   TEST_CASE_TEMPLATE("endpoints are stored, updated, listed and deleted per "
                      "organization",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "a@example.com");
     create_org(s, "o2", "b@example.com");
     REQUIRE(s.insert_webhook(make_endpoint("whk_1", "o1", all_events, 50))
@@ -136,8 +141,7 @@ TEST_SUITE("storage.webhooks") {
   TEST_CASE_TEMPLATE("a job's end queues its event for the subscribed active "
                      "endpoints of its organization, in the same transaction",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "a@example.com");
     create_org(s, "o2", "b@example.com");
     REQUIRE(s.insert_webhook(make_endpoint("all", "o1", all_events)));
@@ -195,8 +199,7 @@ TEST_SUITE("storage.webhooks") {
 
   TEST_CASE_TEMPLATE("revoking an active key queues key.revoked once", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "a@example.com");
     REQUIRE(s.insert_webhook(
         make_endpoint("w", "o1", {wh::event_type::key_revoked})));
@@ -222,8 +225,7 @@ TEST_SUITE("storage.webhooks") {
   TEST_CASE_TEMPLATE("a debit that crosses an endpoint's threshold queues "
                      "credits.low with the balance",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
+    MAILASSAY_TEST_STORE(t, s);
     create_org(s, "o1", "a@example.com", 12);
     REQUIRE(s.insert_webhook(
         make_endpoint("w10", "o1", {wh::event_type::credits_low}, 10)));
@@ -261,10 +263,8 @@ TEST_SUITE("storage.webhooks") {
   TEST_CASE_TEMPLATE("claims take due deliveries of active endpoints, lease "
                      "them, and record attempts until one succeeds",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
-    create_org(s, "o1", "a@example.com");
-    REQUIRE(s.insert_webhook(make_endpoint("w", "o1", all_events)));
+    MAILASSAY_TEST_STORE(t, s);
+    org_with_endpoint(s, "w");
     auto ping = s.enqueue_webhook_ping("o1", "w", 1000);
     REQUIRE_MESSAGE(ping.has_value(), why(ping));
     CHECK(ping->event == wh::event_type::ping);
@@ -331,10 +331,8 @@ TEST_SUITE("storage.webhooks") {
   TEST_CASE_TEMPLATE("a give-up without an attempt, disabled endpoints, "
                      "released leases and pruning",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
-    create_org(s, "o1", "a@example.com");
-    REQUIRE(s.insert_webhook(make_endpoint("w", "o1", all_events)));
+    MAILASSAY_TEST_STORE(t, s);
+    org_with_endpoint(s, "w");
     auto p1 = s.enqueue_webhook_ping("o1", "w", 1000);
     auto p2 = s.enqueue_webhook_ping("o1", "w", 1001);
     REQUIRE(p1);
@@ -377,10 +375,8 @@ TEST_SUITE("storage.webhooks") {
 
   TEST_CASE_TEMPLATE("two processes never claim the same delivery", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
-    create_org(s, "o1", "a@example.com");
-    REQUIRE(s.insert_webhook(make_endpoint("w", "o1", all_events)));
+    MAILASSAY_TEST_STORE(t, s);
+    org_with_endpoint(s, "w");
     const int n = 60;
     for (int i = 0; i < n; ++i)
       REQUIRE(s.enqueue_webhook_ping("o1", "w", 1000 + i));
@@ -409,10 +405,8 @@ TEST_SUITE("storage.webhooks") {
   TEST_CASE_TEMPLATE("a job failed by its claim queues batch.failed in that "
                      "transaction",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
-    MAILASSAY_TEST_DB(t);
-    auto& s = t.db();
-    create_org(s, "o1", "a@example.com");
-    REQUIRE(s.insert_webhook(make_endpoint("all", "o1", all_events)));
+    MAILASSAY_TEST_STORE(t, s);
+    org_with_endpoint(s, "all");
     queued_job(s, "job1", "o1");
     REQUIRE(s.claim_batch_job("a", 30, 600, 2).value().has_value());
     // a died; b takes over (restart 1), dies too.
