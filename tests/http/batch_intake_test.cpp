@@ -51,6 +51,14 @@ struct intake_env {
          {"Content-Type", "text/csv"}});
   }
 
+  // Uploads `csv` (as `upload`), requires 201 and returns the new job.
+  json created(const std::string& csv, const std::string& query = "",
+               const std::string& with_key = "") {
+    auto r = upload(csv, query, with_key);
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    return json::parse(r.body);
+  }
+
   json get(const std::string& path) {
     auto r = a.call("GET", path, key);
     REQUIRE_MESSAGE(r.status == 200, r.body);
@@ -82,15 +90,13 @@ struct intake_env {
 TEST_SUITE("api.batch.intake") {
   TEST_CASE("a file whose rows are all invalid is a job that says why") {
     intake_env env;
-    auto r = env.upload("email,name\n"
-                        "kim@@acme.test,Kim\n"
-                        "lena.acme.test,Lena\n"
-                        "\"tom@\",Tom\n"
-                        "ops@qa--team.com,Ops\n"
-                        ",Empty\n"
-                        "abuse@1.2.0.192.in-addr.arpa,Dev\n");
-    REQUIRE_MESSAGE(r.status == 201, r.body);
-    auto j = json::parse(r.body);
+    auto j = env.created("email,name\n"
+                         "kim@@acme.test,Kim\n"
+                         "lena.acme.test,Lena\n"
+                         "\"tom@\",Tom\n"
+                         "ops@qa--team.com,Ops\n"
+                         ",Empty\n"
+                         "abuse@1.2.0.192.in-addr.arpa,Dev\n");
     CHECK(j["totalRows"] == 6);
     CHECK(j["uniqueEmails"] == 0);
     CHECK(j["invalidRows"] == 6);
@@ -133,15 +139,13 @@ TEST_SUITE("api.batch.intake") {
   TEST_CASE("duplicates are one mailbox: domain case always, the local part "
             "as the provider folds it") {
     intake_env env;
-    auto r = env.upload("email\n"
-                        "d@gmail.com\n"
-                        "D@GMAIL.COM\n"
-                        "d+news@googlemail.com\n"
-                        "kim@Acme.TEST\n"
-                        "kim@acme.test\n"
-                        "Kim@acme.test\n");
-    REQUIRE_MESSAGE(r.status == 201, r.body);
-    auto j = json::parse(r.body);
+    auto j = env.created("email\n"
+                         "d@gmail.com\n"
+                         "D@GMAIL.COM\n"
+                         "d+news@googlemail.com\n"
+                         "kim@Acme.TEST\n"
+                         "kim@acme.test\n"
+                         "Kim@acme.test\n");
     CHECK(j["totalRows"] == 6);
     // d@gmail.com (three spellings), kim@acme.test (two), Kim@acme.test:
     // acme.test's rules are unknown, so its local part keeps its case.
@@ -163,15 +167,13 @@ TEST_SUITE("api.batch.intake") {
             .create_key(env.jwt,
                         {{"name", "smtp"}, {"config", {{"smtp", true}}}})["key"]
             .get<std::string>();
-    auto r = env.upload("email\n"
-                        "d@gmail.com\n"
-                        "D@GMAIL.COM\n"
-                        "D.@gmail.com\n"
-                        "kim@ACME.test\n"
-                        "kim@acme.test\n",
-                        "?smtp=true", smtp_key);
-    REQUIRE_MESSAGE(r.status == 201, r.body);
-    auto j = json::parse(r.body);
+    auto j = env.created("email\n"
+                         "d@gmail.com\n"
+                         "D@GMAIL.COM\n"
+                         "D.@gmail.com\n"
+                         "kim@ACME.test\n"
+                         "kim@acme.test\n",
+                         "?smtp=true", smtp_key);
     CHECK(j["uniqueEmails"] == 2);
     CHECK(j["invalidRows"] == 1);
     CHECK(j["creditsReserved"] == 2);

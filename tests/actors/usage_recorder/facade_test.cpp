@@ -38,6 +38,37 @@ caf::actor_system_config& real_config(caf::actor_system_config& cfg) {
   return cfg;
 }
 
+// The recorder as `serve` wires it: a real actor system, a storage pool of
+// one worker on `url`, the recorder flushing into it (its timer an hour
+// away, so only flush_and_stop writes).
+struct recorder_on_storage {
+  config::settings settings;
+  use_cases::accounts::key_cache keys{16, 60};
+  caf::actor_system_config cfg;
+  caf::actor_system sys{real_config(cfg)};
+  storage_pool pool;
+  usage_recorder rec;
+
+  explicit recorder_on_storage(const std::string& url)
+      : settings{settings_for(url)}, pool{sys, settings, keys,
+                                          security::jwt_keyring::fixed(
+                                              "secret")},
+        rec{sys, storage_usage_sink(pool), hourly()} {}
+
+  static config::settings settings_for(const std::string& url) {
+    config::settings s;
+    s.database.url = url;
+    s.actors.storage_workers = 1;
+    return s;
+  }
+
+  static usage_recorder_settings hourly() {
+    usage_recorder_settings s;
+    s.flush_interval = 1h;
+    return s;
+  }
+};
+
 struct kept_batches {
   std::mutex mtx;
   std::vector<usage_batch> batches;
@@ -148,18 +179,9 @@ TEST_SUITE("actors.usage_recorder") {
     REQUIRE(db.insert_api_key(make_key("k1")).has_value());
     REQUIRE(db.insert_api_key(make_key("k2")).has_value());
 
-    config::settings settings;
-    settings.database.url = file.url;
-    settings.actors.storage_workers = 1;
-    use_cases::accounts::key_cache keys{16, 60};
     {
-      caf::actor_system_config cfg;
-      caf::actor_system sys{real_config(cfg)};
-      storage_pool pool{sys, settings, keys,
-                        security::jwt_keyring::fixed("secret")};
-      usage_recorder_settings s;
-      s.flush_interval = 1h;
-      usage_recorder rec{sys, storage_usage_sink(pool), s};
+      recorder_on_storage w{file.url};
+      auto& rec = w.rec;
       // 10 validations, 7 valid and 3 invalid (all answered 200, one credit
       // each), 3 of them the day before; then a 402 (not 200, no credit)
       // for an address already seen.
@@ -175,7 +197,7 @@ TEST_SUITE("actors.usage_recorder") {
       rec.record("k2", "o1", nov21, true, 1, "gone");
       REQUIRE(db.delete_api_key("o1", "k2").has_value());
       CHECK(rec.flush_and_stop());
-      pool.stop();
+      w.pool.stop();
     }
 
     auto from = core::usage::window_start("2026-11-21", 30);
@@ -211,26 +233,16 @@ TEST_SUITE("actors.usage_recorder") {
   }
 
   TEST_CASE("a database that cannot be opened fails the flush") {
-    config::settings settings;
     // A path under a regular file cannot be created.
     temp_db file;
     {
       std::FILE* f = std::fopen(file.path.c_str(), "w");
       std::fclose(f);
     }
-    settings.database.url = "sqlite://" + file.path.string() + "/x.db";
-    settings.actors.storage_workers = 1;
-    use_cases::accounts::key_cache keys{16, 60};
-    caf::actor_system_config cfg;
-    caf::actor_system sys{real_config(cfg)};
-    storage_pool pool{sys, settings, keys,
-                      security::jwt_keyring::fixed("secret")};
-    usage_recorder_settings s;
-    s.flush_interval = 1h;
-    usage_recorder rec{sys, storage_usage_sink(pool), s};
-    rec.record("k1", "o1", nov21, true, 1, "a");
-    CHECK_FALSE(rec.flush_and_stop());
-    CHECK(rec.gauges().failed_flushes == 1);
-    pool.stop();
+    recorder_on_storage w{"sqlite://" + file.path.string() + "/x.db"};
+    w.rec.record("k1", "o1", nov21, true, 1, "a");
+    CHECK_FALSE(w.rec.flush_and_stop());
+    CHECK(w.rec.gauges().failed_flushes == 1);
+    w.pool.stop();
   }
 }
