@@ -15,6 +15,7 @@
 #include "tests/net/smtp/support.hpp"
 #include "tests/peers/dns_peer.hpp"
 #include "tests/peers/smtp_peer.hpp"
+#include "tests/support/wait.hpp"
 
 #include <caf/all.hpp>
 #include <doctest/doctest.h>
@@ -177,6 +178,25 @@ struct fixture {
                                    std::chrono::milliseconds budget = 3000ms) {
     return start_probe(std::move(domain), std::move(addresses),
                        route(std::move(hosts)), budget);
+  }
+
+  // Asks about a<i>@<prefix><i>.test for i < n at once, every domain
+  // routed to MX host `host`.
+  std::vector<std::future<answers>>
+  start_probes(const std::string& prefix, int n, const std::string& host,
+               std::chrono::milliseconds budget = 3000ms) {
+    std::vector<std::future<answers>> all;
+    for (int i = 0; i < n; ++i) {
+      auto domain = name(prefix, i, ".test");
+      all.push_back(start_probe(domain, {at("a", i, domain)}, {host}, budget));
+    }
+    return all;
+  }
+
+  // Waits until `n` sessions have been opened (the counter, not a time).
+  bool sessions_opened(std::uint64_t n, std::chrono::milliseconds limit) {
+    return mailassay::testing::eventually(
+        [&] { return p->counters().sessions >= n; }, limit);
   }
 
   answers probe(std::string domain, std::vector<std::string> addresses,
@@ -696,11 +716,7 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     // Idle sessions would linger past every budget: they must give way.
     c.session_linger = 30s;
     fx.start(c);
-    std::vector<std::future<answers>> all;
-    for (int i = 0; i < 6; ++i)
-      all.push_back(fx.start_probe(name("d", i, ".test"),
-                                   {at("a", i, name("d", i, ".test"))},
-                                   {"mx.busy.test"}));
+    auto all = fx.start_probes("d", 6, "mx.busy.test");
     for (auto& f : all) {
       REQUIRE(f.wait_for(8s) == std::future_status::ready);
       CHECK(f.get().addresses[0].rcpt.verdict == rcpt_verdict::accepted);
@@ -718,11 +734,7 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     c.connections_per_second_per_host = 4;
     fx.start(c);
     auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::future<answers>> all;
-    for (int i = 0; i < 10; ++i)
-      all.push_back(fx.start_probe(name("r", i, ".test"),
-                                   {at("a", i, name("r", i, ".test"))},
-                                   {"mx.rate.test"}, 8000ms));
+    auto all = fx.start_probes("r", 10, "mx.rate.test", 8000ms);
     for (auto& f : all)
       REQUIRE(f.wait_for(13s) == std::future_status::ready);
     // Four at once, then one every 250 ms: the tenth at 1.5 s.
@@ -745,15 +757,8 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     // Warm up: the resolver and the scheduler threads exist already.
     fx.probe("warm.test", {"a@warm.test"}, {"mx.pit.test"}, 200ms);
     auto before = tests::smtp::thread_count();
-    std::vector<std::future<answers>> all;
-    for (int i = 0; i < 300; ++i)
-      all.push_back(fx.start_probe(name("p", i, ".test"),
-                                   {at("a", i, name("p", i, ".test"))},
-                                   {"mx.pit.test"}, 1500ms));
-    // Wait until every session is open (the counter), not for a time.
-    for (int i = 0; i < 400 && fx.p->counters().sessions < 301; ++i)
-      std::this_thread::sleep_for(5ms);
-    CHECK(fx.p->counters().sessions >= 301);
+    auto all = fx.start_probes("p", 300, "mx.pit.test", 1500ms);
+    CHECK(fx.sessions_opened(301, 5s));
     CHECK(tests::smtp::thread_count() == before);
     for (auto& f : all) {
       REQUIRE(f.wait_for(5s) == std::future_status::ready);
@@ -773,19 +778,10 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     fx.start(c);
     // Two asks with a long budget take both slots first (a condition: the
     // session counter, not a time), so the six asked next wait behind them.
-    std::vector<std::future<answers>> holders;
-    for (int i = 0; i < 2; ++i)
-      holders.push_back(fx.start_probe(name("h", i, ".test"),
-                                       {at("a", i, name("h", i, ".test"))},
-                                       {"mx.slots.test"}, 4000ms));
-    for (int i = 0; i < 800 && fx.p->counters().sessions < 2; ++i)
-      std::this_thread::sleep_for(5ms);
+    auto holders = fx.start_probes("h", 2, "mx.slots.test", 4000ms);
+    REQUIRE(fx.sessions_opened(2, 3s));
     REQUIRE(fx.p->counters().sessions == 2);
-    std::vector<std::future<answers>> queued;
-    for (int i = 0; i < 6; ++i)
-      queued.push_back(fx.start_probe(name("q", i, ".test"),
-                                      {at("a", i, name("q", i, ".test"))},
-                                      {"mx.slots.test"}, 600ms));
+    auto queued = fx.start_probes("q", 6, "mx.slots.test", 600ms);
     for (auto& f : queued) {
       REQUIRE(f.wait_for(5s) == std::future_status::ready);
       auto r = f.get();
@@ -815,8 +811,7 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     fx.start(fx.config());
     auto f =
         fx.start_probe("stop.test", {"a@stop.test"}, {"mx.stop.test"}, 30s);
-    for (int i = 0; i < 200 && fx.p->counters().sessions == 0; ++i)
-      std::this_thread::sleep_for(5ms);
+    fx.sessions_opened(1, 5s);
     fx.p->stop();
     REQUIRE(f.wait_for(2s) == std::future_status::ready);
     CHECK(f.get().addresses[0].rcpt.message == "stopped");
