@@ -32,6 +32,8 @@ struct intake_row {
   std::int64_t total, unique, duplicates, invalid;
 };
 
+// A table, one case a row (clang-format writes a field a line): its
+// entries look alike by design.
 std::vector<intake_row> intake_rows() {
   return {
       // No header: the first column holding '@' in the first row.
