@@ -12,6 +12,7 @@
 #include "core/validation/smtp_stage.hpp"
 #include "core/validation/verdict.hpp"
 #include "net/dns_resolver.hpp"
+#include "tests/actors/smtp/mx_route.hpp"
 #include "tests/net/smtp/support.hpp"
 #include "tests/peers/dns_peer.hpp"
 #include "tests/peers/smtp_peer.hpp"
@@ -37,6 +38,7 @@ using actors::smtp::scheduler_config;
 using core::smtp::address_outcome;
 using core::smtp::rcpt_verdict;
 using core::smtp::tls_policy;
+using mailassay::tests::smtp::mx_route;
 using tests::peers::dns_peer;
 using tests::peers::smtp_greeting;
 using tests::peers::smtp_peer;
@@ -121,16 +123,6 @@ struct fixture {
     p = std::move(*made);
   }
 
-  static std::shared_ptr<const core::dns::mail_route>
-  route(std::vector<std::string> hosts) {
-    auto r = std::make_shared<core::dns::mail_route>();
-    r->kind = core::dns::route_kind::mx;
-    std::uint16_t prio = 10;
-    for (auto& h : hosts)
-      r->hosts.push_back({h, prio += 10});
-    return r;
-  }
-
   // Asks about every address at once; the future holds them all.
   std::future<answers>
   start_probe(std::string domain, std::vector<std::string> addresses,
@@ -177,7 +169,7 @@ struct fixture {
                                    std::vector<std::string> hosts,
                                    std::chrono::milliseconds budget = 3000ms) {
     return start_probe(std::move(domain), std::move(addresses),
-                       route(std::move(hosts)), budget);
+                       mx_route(std::move(hosts)), budget);
   }
 
   // Asks about a<i>@<prefix><i>.test for i < n at once, every domain
@@ -487,7 +479,7 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     fx.start(c);
     auto f =
         fx.start_probe("park.test", {"grey-1@park.test", "alice@park.test"},
-                       fixture::route({"mx.park.test"}), 5000ms, false);
+                       mx_route({"mx.park.test"}), 5000ms, false);
     REQUIRE(f.wait_for(5s) == std::future_status::ready);
     auto r = f.get();
     const auto& grey = r.addresses[0];
@@ -505,7 +497,7 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     CHECK(peer.sessions() == 1);
     // The same address with retries on waits and gets the mailbox's answer.
     auto f2 = fx.start_probe("park.test", {"grey-2@park.test"},
-                             fixture::route({"mx.park.test"}), 5000ms, true);
+                             mx_route({"mx.park.test"}), 5000ms, true);
     REQUIRE(f2.wait_for(6s) == std::future_status::ready);
     auto r2 = f2.get();
     CHECK(r2.addresses[0].rcpt.verdict == rcpt_verdict::accepted);

@@ -4,6 +4,7 @@
 // the test advances it.
 #include "actors/smtp/scheduler.hpp"
 #include "core/validation/smtp_stage.hpp"
+#include "tests/actors/smtp/mx_route.hpp"
 
 #include <caf/all.hpp>
 #include <doctest/doctest.h>
@@ -21,6 +22,7 @@ using actors::smtp::scheduler_config;
 using core::smtp::address_outcome;
 using core::smtp::answer_source;
 using core::smtp::rcpt_verdict;
+using mailassay::tests::smtp::mx_route;
 
 namespace {
 
@@ -119,16 +121,6 @@ struct fixture {
     sched->run();
   }
 
-  static std::shared_ptr<const core::dns::mail_route>
-  route(std::vector<std::string> mx) {
-    auto r = std::make_shared<core::dns::mail_route>();
-    r->kind = core::dns::route_kind::mx;
-    std::uint16_t prio = 10;
-    for (auto& h : mx)
-      r->hosts.push_back({h, prio += 10});
-    return r;
-  }
-
   // Asks about `address`; returns where the answer lands.
   std::shared_ptr<std::optional<address_outcome>>
   ask(const std::string& address, std::chrono::milliseconds budget = 5000ms,
@@ -138,7 +130,7 @@ struct fixture {
     probe_address req;
     req.domain = address.substr(address.find('@') + 1);
     req.address = address;
-    req.route = route(std::move(mx));
+    req.route = mx_route(std::move(mx));
     req.budget = budget;
     req.retry_deferrals = retry;
     req.batch = batch;
@@ -191,6 +183,22 @@ struct heard {
     return *this;
   }
 };
+
+// Runs session `id` to its end: ready, every address it is given accepted
+// (250) and no catch-all, then ended.
+void run_accepting(fixture& fx, std::uint64_t id) {
+  fx.ready(id);
+  heard h;
+  for (;;) {
+    auto asked = fx.asked(id);
+    if (asked.size() == h.r.addresses.size())
+      break;
+    h.reply(asked.back(), rcpt_verdict::accepted, 250);
+    h.r.catch_all = false;
+    fx.ready(id, h.r);
+  }
+  fx.ended(id, {core::smtp::connect_failure::none, {}, h.r});
+}
 
 core::smtp::session_report refused() {
   core::smtp::session_report rep;
@@ -265,20 +273,8 @@ TEST_SUITE("actors.smtp.scheduler") {
     // Each session takes two addresses, then ends; a waiting session opens
     // for each slot that frees.
     std::size_t next = 0;
-    while (next < fx.runner->opened.size()) {
-      auto id = fx.runner->opened[next++].id;
-      fx.ready(id);
-      heard h;
-      for (;;) {
-        auto asked = fx.asked(id);
-        if (asked.size() == h.r.addresses.size())
-          break;
-        h.reply(asked.back(), rcpt_verdict::accepted, 250);
-        h.r.catch_all = false;
-        fx.ready(id, h.r);
-      }
-      fx.ended(id, {core::smtp::connect_failure::none, {}, h.r});
-    }
+    while (next < fx.runner->opened.size())
+      run_accepting(fx, fx.runner->opened[next++].id);
     std::size_t done = 0;
     for (auto& g : got)
       done += g->has_value() ? 1 : 0;
@@ -338,23 +334,10 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK(applied);
     CHECK(fx.runner->finished.empty());
     // Each session answers what it is given up to its cap, then ends.
-    auto run_session = [&](std::uint64_t id) {
-      fx.ready(id);
-      heard h;
-      for (;;) {
-        auto asked = fx.asked(id);
-        if (asked.size() == h.r.addresses.size())
-          break;
-        h.reply(asked.back(), rcpt_verdict::accepted, 250);
-        h.r.catch_all = false;
-        fx.ready(id, h.r);
-      }
-      fx.ended(id, {core::smtp::connect_failure::none, {}, h.r});
-    };
-    run_session(fx.runner->opened[0].id);
-    run_session(fx.runner->opened[1].id);
+    run_accepting(fx, fx.runner->opened[0].id);
+    run_accepting(fx, fx.runner->opened[1].id);
     CHECK(fx.runner->opened.size() == 3); // one still open: the limit
-    run_session(fx.runner->opened[2].id);
+    run_accepting(fx, fx.runner->opened[2].id);
     CHECK(fx.runner->opened.size() == 4); // none open: one more
     CHECK(fx.host_table()["mx.d.test"].open == 1);
   }
