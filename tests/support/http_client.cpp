@@ -77,16 +77,12 @@ request_text(const std::string& method, const std::string& path,
   return req;
 }
 
-} // namespace
-
-http_response
-http_request(int port, const std::string& method, const std::string& path,
-             const std::vector<std::pair<std::string, std::string>>& headers,
-             const std::string& body) {
-  http_response out;
+// A socket connected to 127.0.0.1:`port` that gives up a read after a
+// minute; -1 when it cannot connect.
+int connect_loopback(int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0)
-    return out;
+    return -1;
   timeval tv{60, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   sockaddr_in addr{};
@@ -95,8 +91,21 @@ http_request(int port, const std::string& method, const std::string& path,
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     ::close(fd);
-    return out;
+    return -1;
   }
+  return fd;
+}
+
+} // namespace
+
+http_response
+http_request(int port, const std::string& method, const std::string& path,
+             const std::vector<std::pair<std::string, std::string>>& headers,
+             const std::string& body) {
+  http_response out;
+  int fd = connect_loopback(port);
+  if (fd < 0)
+    return out;
   auto req = request_text(method, path, headers, body, true);
   send_all(fd, req);
   std::string raw;
@@ -187,21 +196,8 @@ bool http_connection::connect() {
   if (fd_ >= 0)
     ::close(fd_);
   buffer_.clear();
-  fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd_ < 0)
-    return false;
-  timeval tv{60, 0};
-  ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port_));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd_);
-    fd_ = -1;
-    return false;
-  }
-  return true;
+  fd_ = connect_loopback(port_);
+  return fd_ >= 0;
 }
 
 bool http_connection::exchange(const std::string& raw_request,
