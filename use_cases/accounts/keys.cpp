@@ -18,11 +18,16 @@ std::uint64_t echo_mark(const account_env& env) {
   return env.echo ? env.echo->mark() : 0;
 }
 
+// How long a key change waits for the other processes' acknowledgements:
+// long enough for a process starved of CPU (a busy machine answers in well
+// under 1 s, but not always), short enough that a hung one does not hold
+// key changes for long.
+constexpr std::chrono::milliseconds key_change_ack_limit{3000};
+
 // After a key change committed: this process forgets the key at once, and
-// answers only once every process listening acknowledged it (at most a
-// second: a process that hangs must not hold key changes for long), so no
-// process still holds the old key when the client tries it there
-// (actors/cluster_events.hpp).
+// answers only once every process listening acknowledged it (at most
+// key_change_ack_limit), so no process still holds the old key when the
+// client tries it there (actors/cluster_events.hpp).
 void settle_key_change(account_env& env, const std::string& key_hash,
                        std::uint64_t mark) {
   env.keys.erase(key_hash);
@@ -33,7 +38,7 @@ void settle_key_change(account_env& env, const std::string& key_hash,
   std::int64_t processes = listening ? *listening : 0;
   env.echo->await(
       storage::encode_change({storage::change_kind::api_key, key_hash}), mark,
-      processes, std::chrono::milliseconds(1000));
+      processes, key_change_ack_limit);
 }
 
 expected<unit> check_manager(const principal& who, const char* what) {
