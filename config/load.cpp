@@ -183,10 +183,12 @@ std::string check_redis_prefix(const std::string& v) {
   return {};
 }
 
-std::string check_smtp_tls(const std::string& v) {
-  if (v == "never" || v == "opportunistic" || v == "required")
-    return {};
-  return "expected never, opportunistic or required";
+std::string set_smtp_tls(settings& s, const std::string& v) {
+  auto policy = core::smtp::parse_tls_policy(v);
+  if (!policy)
+    return "expected never, opportunistic or required";
+  s.smtp.tls = *policy;
+  return {};
 }
 
 // "ip:port" or "[v6]:port": the proxy is reached without any resolver.
@@ -229,6 +231,9 @@ std::string check_base_url(const std::string& v) {
 
 std::string show(const std::string& v) { return v; }
 std::string show(bool v) { return v ? "true" : "false"; }
+std::string show(core::smtp::tls_policy v) {
+  return std::string{core::smtp::to_string(v)};
+}
 std::string show(const std::vector<std::string>& v) { return join(v); }
 std::string show(const std::vector<std::int64_t>& v) {
   std::string out;
@@ -531,7 +536,7 @@ const std::vector<key_spec>& registry() {
     {"smtp", "tls",
      "STARTTLS policy: never, opportunistic (when offered; a failed "
      "handshake is retried in clear) or required.",
-     text(MAILASSAY_FIELD(smtp.tls), check_smtp_tls),
+     set_smtp_tls,
      MAILASSAY_SHOW(smtp.tls)},
     {"smtp", "tls_verify",
      "Verify MX certificates and names (off: opportunistic TLS, as MTAs do).",

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/base/expected.hpp"
+#include "core/smtp/session.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -181,10 +182,11 @@ struct batch_settings {
 struct smtp_settings {
   std::string helo;      ///< EHLO name; empty: the host name if a public FQDN.
   std::string mail_from; ///< MAIL FROM; empty: the null sender <>.
-  bool force_identity = false;       ///< Skip the HELO / sender sanity checks.
-  int port = 25;                     ///< TCP port of every MX host.
-  std::string tls = "opportunistic"; ///< never | opportunistic | required.
-  bool tls_verify = false;           ///< Verify MX certificates.
+  bool force_identity = false; ///< Skip the HELO / sender sanity checks.
+  int port = 25;               ///< TCP port of every MX host.
+  /// STARTTLS policy; `never`, `opportunistic` or `required` in the file.
+  core::smtp::tls_policy tls = core::smtp::tls_policy::opportunistic;
+  bool tls_verify = false;                        ///< Verify MX certificates.
   std::vector<std::string> allow_private_targets; ///< CIDRs besides public.
   std::vector<std::int64_t> retry_delays_ms{5000, 15000, 45000};
   int max_sessions_per_host = 4;

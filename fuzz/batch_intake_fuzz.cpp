@@ -97,7 +97,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
     for (std::size_t i = 0; i < r.items.size(); ++i) {
       MAILASSAY_FUZZ_CHECK(r.items[i].seq == static_cast<std::int64_t>(i));
       if (r.items[i].done)
-        MAILASSAY_FUZZ_CHECK(r.items[i].status == "invalid");
+        MAILASSAY_FUZZ_CHECK(r.items[i].status ==
+                             mailassay::core::validation::status::invalid);
     }
   } else {
     MAILASSAY_FUZZ_CHECK(!whole.error.empty());

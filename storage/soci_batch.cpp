@@ -119,12 +119,13 @@ std::vector<job> select_jobs(soci::session& sql, const std::string& tail,
 struct item_row {
   item it;
   int done = 0;
+  std::string status;
 
   void bind_into(soci::statement& st) {
     st.exchange(into(it.seq));
     st.exchange(into(it.email));
     st.exchange(into(done));
-    st.exchange(into(it.status));
+    st.exchange(into(status));
     st.exchange(into(it.reason));
     st.exchange(into(it.score));
     st.exchange(into(it.detail));
@@ -134,6 +135,8 @@ struct item_row {
   item get() const {
     auto out = it;
     out.done = done != 0;
+    out.status = core::validation::parse_status(status).value_or(
+        core::validation::status::unknown);
     return out;
   }
 };
@@ -192,7 +195,7 @@ struct tally {
   core::batch::status_counts counts;
   std::int64_t credits = 0;
 
-  void add(const std::string& status, std::int64_t item_credits) {
+  void add(core::validation::status status, std::int64_t item_credits) {
     ++processed;
     credits += item_credits;
     counts.add(status);
@@ -228,7 +231,7 @@ void insert_items_sqlite(soci::session& sql, const std::string& job_id,
       seqs.push_back(it.seq);
       emails.push_back(it.email);
       done.push_back(it.done ? 1 : 0);
-      statuses.push_back(it.status);
+      statuses.emplace_back(core::batch::status_text(it));
       reasons.push_back(it.reason);
       scores.push_back(it.score);
       details.push_back(it.detail);
@@ -241,17 +244,19 @@ void insert_items_sqlite(soci::session& sql, const std::string& job_id,
 tally store_results_sqlite(soci::session& sql, const std::string& job_id,
                            const std::vector<item>& results) {
   item cur;
+  std::string status;
   // `done = 0` skips items stored by an earlier try of this checkpoint, and
   // the affected-row count says which items are new.
   soci::statement st =
       (sql.prepare << "UPDATE batch_items SET done = 1, status = :st, "
                       "reason = :r, score = :sc, detail = :de, credits = :c "
                       "WHERE job_id = :j AND seq = :s AND done = 0",
-       use(cur.status), use(cur.reason), use(cur.score), use(cur.detail),
+       use(status), use(cur.reason), use(cur.score), use(cur.detail),
        use(cur.credits), use(job_id), use(cur.seq));
   tally out;
   for (const auto& it : results) {
     cur = it;
+    status = core::validation::to_string(it.status);
     st.execute(true);
     if (st.get_affected_rows() > 0)
       out.add(it.status, it.credits);
@@ -299,8 +304,8 @@ std::string number_array(item_refs items, Project field) {
 const std::string& email_of(const item& it) {
   return it.email;
 }
-const std::string& status_of(const item& it) {
-  return it.status;
+std::string_view status_of(const item& it) {
+  return core::batch::status_text(it);
 }
 const std::string& reason_of(const item& it) {
   return it.reason;
@@ -417,7 +422,9 @@ tally store_results_postgresql(soci::session& sql, const std::string& job_id,
     high = (*last)->seq;
     st.execute();
     while (st.fetch())
-      out.add(stored_status, stored_credits);
+      out.add(core::validation::parse_status(stored_status)
+                  .value_or(core::validation::status::unknown),
+              stored_credits);
   });
   return out;
 }
@@ -623,10 +630,9 @@ expected<job> soci_store::save_batch_results(const std::string& job_id,
                                              std::int64_t now) {
   return run<job>(false, [&] {
     for (const auto& it : done) {
-      if (!core::batch::is_result_status(it.status))
-        refuse(errc::validation_failed, "unknown result status \"" + it.status +
-                                            "\" for item " +
-                                            std::to_string(it.seq));
+      if (!it.done)
+        refuse(errc::validation_failed,
+               "item " + std::to_string(it.seq) + " has no result");
       if (it.credits < 0)
         refuse(errc::validation_failed, "item credits must not be negative");
     }
@@ -679,9 +685,12 @@ expected<job> soci_store::finish_batch_job(const std::string& job_id,
 expected<std::vector<item>>
 soci_store::batch_items(const std::string& job_id, std::int64_t after_seq,
                         std::int64_t limit, bool done_only,
-                        const std::vector<std::string>& statuses) {
+                        const std::vector<core::validation::status>& statuses) {
   return run<std::vector<item>>(true, [&] {
     std::string filter;
+    std::vector<std::string> names;
+    for (auto status : statuses)
+      names.emplace_back(core::validation::to_string(status));
     if (done_only || !statuses.empty())
       filter += " AND done = 1";
     if (!statuses.empty()) {
@@ -692,8 +701,8 @@ soci_store::batch_items(const std::string& job_id, std::int64_t after_seq,
     }
     return page_items(sql_, job_id, after_seq, limit, filter,
                       [&](soci::statement& st) {
-                        for (const auto& s : statuses)
-                          st.exchange(use(s));
+                        for (const auto& name : names)
+                          st.exchange(use(name));
                       });
   });
 }

@@ -156,7 +156,7 @@ public:
   expected<std::vector<core::batch::item>>
   batch_items(const std::string& job_id, std::int64_t after_seq,
               std::int64_t limit, bool done_only,
-              const std::vector<std::string>& statuses) override;
+              const std::vector<core::validation::status>& statuses) override;
 
   expected<unit> insert_webhook(const core::webhooks::endpoint& w) override;
   expected<std::vector<core::webhooks::endpoint>>

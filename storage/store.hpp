@@ -394,7 +394,7 @@ public:
   virtual expected<std::vector<core::batch::item>>
   batch_items(const std::string& job_id, std::int64_t after_seq,
               std::int64_t limit, bool done_only,
-              const std::vector<std::string>& statuses) = 0;
+              const std::vector<core::validation::status>& statuses) = 0;
 
   // -- webhooks (docs/webhooks.md) ------------------------------------------
   //

@@ -20,7 +20,7 @@ core::batch::item item_from_result(std::int64_t seq, std::string email,
   it.seq = seq;
   it.email = std::move(email);
   it.done = true;
-  it.status = std::string{core::validation::to_string(r.verdict.state)};
+  it.status = r.verdict.state;
   it.reason = r.verdict.reason;
   it.score = r.verdict.score;
   it.credits = r.credits_used;

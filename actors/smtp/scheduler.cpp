@@ -25,6 +25,7 @@ namespace {
 using core::limits::millis;
 using core::smtp::rcpt_verdict;
 using core::smtp::route_plan;
+using core::smtp::unasked_reason;
 
 /// One MX host of a route and its addresses as they arrive.
 struct mx_host {
@@ -133,13 +134,11 @@ void deliver(self_ptr self, std::uint64_t id,
 }
 
 // What a caller gets when no probe could even be planned.
-core::smtp::address_outcome unplanned(std::string address, std::string_view why,
-                                      bool timed_out) {
+core::smtp::address_outcome unplanned(std::string address, unasked_reason why) {
   core::smtp::address_outcome o;
   o.address = std::move(address);
-  o.rcpt.verdict = rcpt_verdict::not_attempted;
-  o.rcpt.message = std::string{why};
-  o.timed_out = timed_out;
+  o.rcpt = core::smtp::unasked(why);
+  o.timed_out = why == unasked_reason::budget;
   return o;
 }
 
@@ -305,7 +304,7 @@ void drive_pending(self_ptr self, const std::string& key, route_state& rt,
   std::optional<millis> next;
   for (auto& p : rt.pending) {
     if (p.waiter.deadline <= now) {
-      deliver(self, p.waiter.id, unplanned(p.address, "budget", true));
+      deliver(self, p.waiter.id, unplanned(p.address, unasked_reason::budget));
       continue;
     }
     next = next ? std::min(*next, p.waiter.deadline) : p.waiter.deadline;
@@ -449,7 +448,7 @@ on_probe(self_ptr self, probe_address& req) {
                      : req.address.substr(0, at + 1) +
                            core::ascii_lower(req.address.substr(at + 1));
   if (st.stopped) {
-    rp.deliver(unplanned(std::move(address), "stopped", false));
+    rp.deliver(unplanned(std::move(address), unasked_reason::stopped));
     return rp;
   }
   auto now = now_ms(self);
@@ -610,7 +609,7 @@ scheduler_fn(self_ptr self, scheduler_config config,
         for (auto& [id, c] : st.callers)
           ids.push_back(id);
         for (auto id : ids)
-          deliver(self, id, unplanned({}, "stopped", false));
+          deliver(self, id, unplanned({}, unasked_reason::stopped));
         for (auto& [id, ref] : st.sessions)
           st.parts.runner->finish(id);
         self->quit();
@@ -669,9 +668,7 @@ scheduler_config make_scheduler_config(const config::smtp_settings& s,
   c.identity.mail_from = s.mail_from;
   c.force_identity = s.force_identity;
   c.port = static_cast<std::uint16_t>(s.port);
-  c.tls = s.tls == "never"      ? core::smtp::tls_policy::never
-          : s.tls == "required" ? core::smtp::tls_policy::required
-                                : core::smtp::tls_policy::opportunistic;
+  c.tls = s.tls;
   c.verify_tls = s.tls_verify;
   c.allow_private_targets = s.allow_private_targets;
   c.retry_delays.clear();

@@ -130,7 +130,7 @@ void intake::add_row(std::string_view cell) {
     it.seq = static_cast<std::int64_t>(result_.items.size());
     it.email.assign(cell);
     it.done = true;
-    it.status = validation::to_string(v.state);
+    it.status = v.state;
     it.reason = std::move(v.reason);
     it.score = v.score;
     it.detail = "{}";

@@ -22,20 +22,17 @@ std::optional<job_status> parse_job_status(std::string_view text) {
   return std::nullopt;
 }
 
-void status_counts::add(std::string_view status) {
-  if (status == "valid")
-    ++valid;
-  else if (status == "invalid")
-    ++invalid;
-  else if (status == "risky")
-    ++risky;
-  else
-    ++unknown;
+void status_counts::add(validation::status s) {
+  switch (s) {
+    case validation::status::valid: ++valid; return;
+    case validation::status::invalid: ++invalid; return;
+    case validation::status::risky: ++risky; return;
+    case validation::status::unknown: ++unknown; return;
+  }
 }
 
-bool is_result_status(std::string_view status) {
-  return status == "valid" || status == "invalid" || status == "risky" ||
-         status == "unknown";
+std::string_view status_text(const item& it) {
+  return it.done ? validation::to_string(it.status) : std::string_view{};
 }
 
 bool is_active(job_status s) {

@@ -10,6 +10,8 @@
 // Active = queued or processing; the database admits one active job per
 // organization.
 
+#include "core/validation/verdict.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,9 +38,8 @@ struct status_counts {
   std::int64_t risky = 0;
   std::int64_t unknown = 0;
 
-  /// Counts one result whose status is `status` ("valid", "invalid",
-  /// "risky"; anything else counts as unknown).
-  void add(std::string_view status);
+  /// Counts one result whose status is `s`.
+  void add(validation::status s);
 };
 
 /// Why a job failed, as its record shows it.
@@ -55,10 +56,6 @@ job_error kept_stopping_error(std::int64_t restarts);
 /// time in a row without progress is failed instead of started again; a
 /// `max_restarts` of 0 never fails a job.
 bool restarts_exhausted(std::int64_t restarts, std::int64_t max_restarts);
-
-/// Returns whether `status` is a result status: "valid", "invalid", "risky"
-/// or "unknown".
-bool is_result_status(std::string_view status);
 
 /// One batch job (the design's job record, plus the lease).
 struct job {
@@ -113,8 +110,9 @@ struct item {
   std::string email;
   /// Whether the item has its result.
   bool done = false;
-  /// The result, once done.
-  std::string status; ///< "valid" | "invalid" | "risky" | "unknown".
+  /// The result, once done (a pending item stores no status: "" in the
+  /// database).
+  validation::status status = validation::status::unknown;
   std::string reason;
   int score = 0;
   /// Compact JSON object with the result's flags and details, as the
@@ -123,5 +121,9 @@ struct item {
   /// Credits this item cost (1 when checked over SMTP, else 0).
   std::int64_t credits = 0;
 };
+
+/// Returns the item's status as the database and the exports hold it: the
+/// result status's name once done, "" while pending.
+std::string_view status_text(const item& it);
 
 } // namespace mailassay::core::batch

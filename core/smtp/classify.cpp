@@ -216,6 +216,36 @@ std::string_view to_string(rcpt_verdict verdict) {
   return "unknown";
 }
 
+std::string_view to_string(unasked_reason why) {
+  using r = unasked_reason;
+  switch (why) {
+    case r::budget: return "budget";
+    case r::stopped: return "stopped";
+    case r::unroutable_mx: return "unroutable_mx";
+    case r::no_mx_address: return "no_mx_address";
+    case r::all_hosts_failed: return "all_hosts_failed";
+  }
+  return "stopped";
+}
+
+std::optional<unasked_reason> parse_unasked_reason(std::string_view text) {
+  using r = unasked_reason;
+  for (auto why : {r::budget, r::stopped, r::unroutable_mx, r::no_mx_address,
+                   r::all_hosts_failed})
+    if (to_string(why) == text)
+      return why;
+  return std::nullopt;
+}
+
+classification unasked(unasked_reason why) {
+  classification c;
+  c.verdict = rcpt_verdict::not_attempted;
+  c.message = std::string{to_string(why)};
+  c.rule = "unasked";
+  c.why_unasked = why;
+  return c;
+}
+
 std::string bounded_message(std::string_view text) {
   std::string out;
   // A few bytes more than kept, so the cut below falls between characters.

@@ -31,6 +31,23 @@ enum class rcpt_verdict {
 /// Returns the lower-case name of `v`, e.g. "no_such_user".
 std::string_view to_string(rcpt_verdict v);
 
+/// Why an address was never asked (its verdict stays `not_attempted`): the
+/// route or the scheduler gave up on it before any `RCPT TO`.
+enum class unasked_reason {
+  budget,           ///< The caller's deadline passed first.
+  stopped,          ///< The scheduler stopped (shutdown) with it in flight.
+  unroutable_mx,    ///< Every MX address was refused by the address policy.
+  no_mx_address,    ///< The mail route has no address to connect to.
+  all_hosts_failed, ///< Every MX host failed (connect, greeting, TLS ...).
+};
+
+/// Returns the reason's name, e.g. "budget": the reply message the result
+/// shows (`smtp.reply.message` on the wire).
+std::string_view to_string(unasked_reason why);
+
+/// Parses a reason's name; nullopt for anything else.
+std::optional<unasked_reason> parse_unasked_reason(std::string_view text);
+
 /// The verdict on one reply with its evidence.
 struct classification {
   /// What the reply means.
@@ -45,7 +62,15 @@ struct classification {
   /// Which rule decided: "code 2xx", "enhanced 5.1.1", or the text pattern;
   /// for logs and tests.
   std::string_view rule;
+  /// Why the address was never asked; set only by `unasked` (then the
+  /// verdict is `not_attempted` and the message the reason's name).
+  std::optional<unasked_reason> why_unasked;
 };
+
+/// The classification of an address never asked because of `why`: verdict
+/// `not_attempted`, no reply code, the reason's name as message, rule
+/// "unasked".
+classification unasked(unasked_reason why);
 
 /// Longest message kept in a classification.
 inline constexpr std::size_t max_message = 300;

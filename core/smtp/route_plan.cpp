@@ -385,7 +385,7 @@ bool route_plan::any_live_target() const {
                      [](const target_state& t) { return !t.dead; });
 }
 
-void route_plan::finish_all(std::string_view why, millis now) {
+void route_plan::finish_all(unasked_reason why, millis now) {
   (void)now;
   std::vector<std::string> left;
   for (auto& [address, e] : entries_)
@@ -398,7 +398,7 @@ void route_plan::finish_all(std::string_view why, millis now) {
       o.unroutable = targets_.empty() && blocked_ > 0;
       o.timed_out = !o.unroutable && last_timeout_;
       if (o.rcpt.verdict == rcpt_verdict::not_attempted)
-        o.rcpt = note(rcpt_verdict::not_attempted, why);
+        o.rcpt = unasked(why);
     }
     e.st = state::final;
     answer_all(address, e);
@@ -420,7 +420,7 @@ route_step route_plan::step(millis now) {
       if (e.st != state::final && !o.greylisted()) {
         o.timed_out = true;
         if (o.rcpt.verdict == rcpt_verdict::not_attempted)
-          o.rcpt = note(rcpt_verdict::not_attempted, "budget");
+          o.rcpt = unasked(unasked_reason::budget);
       }
       answer(w, std::move(o));
     }
@@ -445,9 +445,9 @@ route_step route_plan::step(millis now) {
   }
   // Nothing can be asked any more: no target alive, no session left.
   if (!any_live_target() && sessions_.empty())
-    finish_all(targets_.empty()
-                   ? (blocked_ > 0 ? "unroutable_mx" : "no_mx_address")
-                   : "all_hosts_failed",
+    finish_all(targets_.empty() ? (blocked_ > 0 ? unasked_reason::unroutable_mx
+                                                : unasked_reason::no_mx_address)
+                                : unasked_reason::all_hosts_failed,
                now);
   // Orders for idle sessions, oldest first.
   for (auto& [id, s] : sessions_) {

@@ -311,8 +311,8 @@ private:
   bool probe_allowed() const;
   /// Whether some target is still alive.
   bool any_live_target() const;
-  /// Ends every address that is not final (`why` in its message).
-  void finish_all(std::string_view why, limits::millis now);
+  /// Ends every address that is not final; those never asked get `why`.
+  void finish_all(unasked_reason why, limits::millis now);
 
   std::vector<probe_target> targets_;
   /// Per target: dead for this route; TLS failed (retry in clear).

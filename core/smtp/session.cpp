@@ -23,6 +23,23 @@ classification verdict_only(rcpt_verdict verdict, std::string_view why) {
 
 } // namespace
 
+std::string_view to_string(tls_policy p) {
+  switch (p) {
+    case tls_policy::never: return "never";
+    case tls_policy::opportunistic: return "opportunistic";
+    case tls_policy::required: return "required";
+  }
+  return "opportunistic";
+}
+
+std::optional<tls_policy> parse_tls_policy(std::string_view text) {
+  for (auto p :
+       {tls_policy::never, tls_policy::opportunistic, tls_policy::required})
+    if (to_string(p) == text)
+      return p;
+  return std::nullopt;
+}
+
 std::string_view to_string(session_state s) {
   switch (s) {
     case session_state::connecting: return "connecting";

@@ -66,6 +66,13 @@ enum class tls_policy {
   required,      ///< STARTTLS or give up on the host.
 };
 
+/// Returns "never", "opportunistic" or "required": the policy's name in the
+/// configuration (`smtp.tls`).
+std::string_view to_string(tls_policy p);
+
+/// Parses a policy's name; nullopt for anything else.
+std::optional<tls_policy> parse_tls_policy(std::string_view text);
+
 /// Who we are and how we talk; the same for every session.
 struct session_config {
   /// The MX host talked to, copied into the result.

@@ -47,6 +47,14 @@ std::string_view to_string(status s) {
   return "unknown";
 }
 
+std::optional<status> parse_status(std::string_view text) {
+  for (auto s :
+       {status::valid, status::invalid, status::risky, status::unknown})
+    if (to_string(s) == text)
+      return s;
+  return std::nullopt;
+}
+
 verdict decide(const facts& f) {
   verdict v;
   auto penalise = [&](const char* signal, int points) {

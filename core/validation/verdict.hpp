@@ -14,8 +14,12 @@ namespace mailassay::core::validation {
 /// The business status of one validation (spec: always HTTP 200).
 enum class status { valid, invalid, risky, unknown };
 
-/// Returns "valid", "invalid", "risky" or "unknown".
+/// Returns "valid", "invalid", "risky" or "unknown": the status's name in
+/// the result JSON, the batch CSV export and the batch_items table.
 std::string_view to_string(status s);
+
+/// Parses a status name; nullopt for anything else.
+std::optional<status> parse_status(std::string_view text);
 
 /// What the SMTP stage found (core/validation/smtp_stage.hpp builds it).
 struct smtp_facts {

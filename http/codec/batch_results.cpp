@@ -51,7 +51,7 @@ json parse_detail(const std::string& detail) {
 void append_json_row(std::string& out, const core::batch::item& it) {
   json row;
   row["email"] = it.email;
-  row["status"] = it.status;
+  row["status"] = core::batch::status_text(it);
   row["reason"] = it.reason;
   row["score"] = it.score;
   auto d = parse_detail(it.detail);
@@ -62,9 +62,9 @@ void append_json_row(std::string& out, const core::batch::item& it) {
   out += row.dump();
 }
 
-core::expected<std::vector<std::string>>
+core::expected<std::vector<core::validation::status>>
 status_filter(const request_view& req) {
-  std::vector<std::string> out;
+  std::vector<core::validation::status> out;
   auto text = req.query_param("status");
   if (!text)
     return out;
@@ -73,12 +73,12 @@ status_filter(const request_view& req) {
     auto end = text->find(',', start);
     if (end == std::string::npos)
       end = text->size();
-    auto word = core::ascii_lower(text->substr(start, end - start));
-    if (word != "valid" && word != "invalid" && word != "risky" &&
-        word != "unknown")
+    auto status = core::validation::parse_status(
+        core::ascii_lower(text->substr(start, end - start)));
+    if (!status)
       return unprocessable("status must be a comma-separated list of valid, "
                            "invalid, risky, unknown");
-    out.push_back(word);
+    out.push_back(*status);
     start = end + 1;
   }
   return out;
@@ -109,8 +109,9 @@ void append_csv_header(std::string& out) {
 
 void append_csv_row(std::string& out, const core::batch::item& it) {
   auto d = parse_detail(it.detail);
-  std::vector<std::string> cells{it.email, it.status, it.reason,
-                                 std::to_string(it.score)};
+  std::vector<std::string> cells{it.email,
+                                 std::string{core::batch::status_text(it)},
+                                 it.reason, std::to_string(it.score)};
   for (auto& f : flags) {
     auto found = d.find(std::string{f.detail});
     cells.push_back(found == d.end() ? std::string{} : cell(*found));

@@ -18,7 +18,7 @@ namespace mailassay::http::codec {
 struct results_query {
   bool csv = true;
   std::string format = "csv";
-  std::vector<std::string> statuses;
+  std::vector<core::validation::status> statuses;
 };
 
 /// Reads the query of an export; 422 on an unknown format or status.

@@ -17,7 +17,7 @@ TEST_SUITE("config.smtp") {
     CHECK(smtp.mail_from.empty());
     CHECK_FALSE(smtp.force_identity);
     CHECK(smtp.port == 25);
-    CHECK(smtp.tls == "opportunistic");
+    CHECK(smtp.tls == mailassay::core::smtp::tls_policy::opportunistic);
     CHECK(smtp.allow_private_targets.empty());
     CHECK(smtp.retry_delays_ms ==
           std::vector<std::int64_t>{5000, 15000, 45000});
@@ -47,7 +47,7 @@ TEST_SUITE("config.smtp") {
     CHECK(smtp.mail_from == "verify@example.io");
     CHECK(smtp.force_identity);
     CHECK(smtp.port == 2525);
-    CHECK(smtp.tls == "required");
+    CHECK(smtp.tls == mailassay::core::smtp::tls_policy::required);
     CHECK(smtp.allow_private_targets ==
           std::vector<std::string>{"127.0.0.0/8", "fd00::/8"});
     CHECK(smtp.retry_delays_ms == std::vector<std::int64_t>{300, 600});

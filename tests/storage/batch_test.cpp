@@ -10,6 +10,7 @@ using namespace mailassay::storage;
 using namespace mailassay::storage::testing;
 using mailassay::core::errc;
 namespace batch = mailassay::core::batch;
+using status = mailassay::core::validation::status;
 
 namespace {
 
@@ -51,7 +52,7 @@ std::vector<batch::item> make_items(const batch::job& j) {
     it.seq = seq++;
     it.email = i == 0 ? "" : numbered("not an address ", i);
     it.done = true;
-    it.status = "invalid";
+    it.status = status::invalid;
     it.reason = "invalid_syntax";
     it.detail = R"({"syntax":false})";
     out.push_back(it);
@@ -66,14 +67,13 @@ std::vector<batch::item> make_items(const batch::job& j) {
 }
 
 // A result for item `seq`.
-batch::item result(std::int64_t seq, const std::string& status,
-                   std::int64_t credits = 0) {
+batch::item result(std::int64_t seq, status state, std::int64_t credits = 0) {
   batch::item it;
   it.seq = seq;
   it.done = true;
-  it.status = status;
-  it.reason = status == "valid" ? "accepted_email" : "other";
-  it.score = status == "valid" ? 95 : 40;
+  it.status = state;
+  it.reason = state == status::valid ? "accepted_email" : "other";
+  it.score = state == status::valid ? 95 : 40;
   it.detail = R"({"smtp":{"deliverable":"yes \"really\""},"note":"a\\b"})";
   it.credits = credits;
   return it;
@@ -204,7 +204,7 @@ TEST_SUITE("storage.batch") {
       it.email = cells[i];
       if (i % 2 == 0) {
         it.done = true;
-        it.status = "invalid";
+        it.status = status::invalid;
         it.reason = cells[i];
         it.detail = cells[i];
         it.score = -1;
@@ -218,7 +218,7 @@ TEST_SUITE("storage.batch") {
     claim(s, "w", 1000);
     std::vector<batch::item> done;
     for (std::size_t i = 1; i < cells.size(); i += 2) {
-      auto res = result(static_cast<std::int64_t>(i), "unknown");
+      auto res = result(static_cast<std::int64_t>(i), status::unknown);
       res.reason = cells[i];
       res.detail = cells[i];
       done.push_back(res);
@@ -235,7 +235,7 @@ TEST_SUITE("storage.batch") {
       CHECK(it.reason == cells[i]);
       CHECK(it.detail == cells[i]);
       CHECK(it.done);
-      CHECK(it.status == (i % 2 == 0 ? "invalid" : "unknown"));
+      CHECK(it.status == (i % 2 == 0 ? status::invalid : status::unknown));
       CHECK(it.score == (i % 2 == 0 ? -1 : 40));
     }
   }
@@ -470,7 +470,7 @@ TEST_SUITE("storage.batch") {
     CHECK(s.get_batch_job("o1", "j1")->lease_expires_at == 1050);
     CHECK_FALSE(s.renew_batch_lease("nope", "b", 20, 1030).value());
     auto stale =
-        s.save_batch_results("j1", "a", {result(0, "valid")}, 15, 1031);
+        s.save_batch_results("j1", "a", {result(0, status::valid)}, 15, 1031);
     REQUIRE_FALSE(stale.has_value());
     CHECK(stale.error_value().code == errc::conflict);
     CHECK(s.finish_batch_job("j1", "a", batch::job_status::completed, 1031)
@@ -506,7 +506,7 @@ TEST_SUITE("storage.batch") {
     j.counts.invalid = 2;
     for (auto seq : {2, 5}) {
       items[seq].done = true;
-      items[seq].status = "invalid";
+      items[seq].status = status::invalid;
       items[seq].reason = "invalid_syntax";
     }
     REQUIRE(s.create_batch_job(j, items).has_value());
@@ -516,7 +516,12 @@ TEST_SUITE("storage.batch") {
     CHECK(seqs(*page1) == std::vector<std::int64_t>{0, 1, 3});
     CHECK((*page1)[0].email == "user0@example.com");
     CHECK_FALSE((*page1)[0].done);
-    CHECK((*page1)[0].status.empty());
+    CHECK(batch::status_text((*page1)[0]).empty());
+    // The database holds the text of a result and "" for a pending item.
+    CHECK(t.query_int("SELECT COUNT(*) FROM batch_items WHERE done = 0 AND "
+                      "status = ''") == 5);
+    CHECK(t.query_int("SELECT COUNT(*) FROM batch_items WHERE done = 1 AND "
+                      "status = 'invalid' AND seq IN (2, 5)") == 2);
     auto page2 = s.pending_batch_items("j1", 3, 3);
     CHECK(seqs(*page2) == std::vector<std::int64_t>{4, 6});
     CHECK(s.pending_batch_items("j1", 6, 3)->empty());
@@ -524,8 +529,9 @@ TEST_SUITE("storage.batch") {
     CHECK(s.pending_batch_items("nope", -1, 10)->empty());
 
     claim(s, "w", 1000);
-    REQUIRE(s.save_batch_results("j1", "w", {result(1, "valid")}, 15, 1001)
-                .has_value());
+    REQUIRE(
+        s.save_batch_results("j1", "w", {result(1, status::valid)}, 15, 1001)
+            .has_value());
     CHECK(seqs(*s.pending_batch_items("j1", -1, 10)) ==
           std::vector<std::int64_t>{0, 3, 4, 6});
   }
@@ -538,8 +544,9 @@ TEST_SUITE("storage.batch") {
     create(s, make_job("j1", "o1", 100, 6, 1, 6)); // seq 0 invalid
     claim(s, "w", 1000, 15);
 
-    std::vector<batch::item> first = {
-        result(1, "valid", 1), result(2, "risky", 1), result(3, "unknown", 0)};
+    std::vector<batch::item> first = {result(1, status::valid, 1),
+                                      result(2, status::risky, 1),
+                                      result(3, status::unknown, 0)};
     auto saved = s.save_batch_results("j1", "w", first, 15, 1005);
     REQUIRE_MESSAGE(saved.has_value(), why(saved));
     CHECK(saved->processed == 4);
@@ -557,7 +564,11 @@ TEST_SUITE("storage.batch") {
     CHECK(it.seq == 1);
     CHECK(it.email == "user0@example.com");
     CHECK(it.done);
-    CHECK(it.status == "valid");
+    CHECK(it.status == status::valid);
+    CHECK(t.query_int("SELECT COUNT(*) FROM batch_items WHERE seq = 1 AND "
+                      "status = 'valid'") == 1);
+    CHECK(t.query_int("SELECT COUNT(*) FROM batch_items WHERE seq = 2 AND "
+                      "status = 'risky'") == 1);
     CHECK(it.reason == "accepted_email");
     CHECK(it.score == 95);
     CHECK(it.detail == first[0].detail);
@@ -574,18 +585,18 @@ TEST_SUITE("storage.batch") {
 
     // Overlapping: only the new items count; a changed result of a done item
     // is ignored; an unknown seq is skipped.
-    auto changed = result(1, "invalid", 1);
-    auto next =
-        s.save_batch_results("j1", "w",
-                             {changed, result(4, "valid", 1),
-                              result(5, "invalid", 0), result(99, "valid", 1)},
-                             15, 1010);
+    auto changed = result(1, status::invalid, 1);
+    auto next = s.save_batch_results("j1", "w",
+                                     {changed, result(4, status::valid, 1),
+                                      result(5, status::invalid, 0),
+                                      result(99, status::valid, 1)},
+                                     15, 1010);
     REQUIRE(next.has_value());
     CHECK(next->processed == 6);
     CHECK(next->counts.valid == 2);
     CHECK(next->counts.invalid == 2);
     CHECK(next->credits_used == 3);
-    CHECK(s.batch_items("j1", 0, 1, true, {})->front().status == "valid");
+    CHECK(s.batch_items("j1", 0, 1, true, {})->front().status == status::valid);
 
     // An empty checkpoint only renews the lease.
     auto empty = s.save_batch_results("j1", "w", {}, 30, 1011);
@@ -595,11 +606,13 @@ TEST_SUITE("storage.batch") {
 
     auto snapshot = t.query_int("SELECT COUNT(*) FROM batch_items "
                                 "WHERE done = 1");
-    auto wrong =
-        s.save_batch_results("j1", "intruder", {result(6, "valid")}, 15, 1012);
+    auto wrong = s.save_batch_results("j1", "intruder",
+                                      {result(6, status::valid)}, 15, 1012);
     REQUIRE_FALSE(wrong.has_value());
     CHECK(wrong.error_value().code == errc::conflict);
-    auto bad = s.save_batch_results("j1", "w", {result(6, "great")}, 15, 1012);
+    auto unfinished = result(6, status::valid);
+    unfinished.done = false;
+    auto bad = s.save_batch_results("j1", "w", {unfinished}, 15, 1012);
     REQUIRE_FALSE(bad.has_value());
     CHECK(bad.error_value().code == errc::validation_failed);
     CHECK(s.save_batch_results("nope", "w", {}, 15, 1012).error_value().code ==
@@ -608,7 +621,8 @@ TEST_SUITE("storage.batch") {
           snapshot);
 
     REQUIRE(s.cancel_batch_job("o1", "j1", 1013).has_value());
-    auto late = s.save_batch_results("j1", "w", {result(6, "valid")}, 15, 1014);
+    auto late =
+        s.save_batch_results("j1", "w", {result(6, status::valid)}, 15, 1014);
     REQUIRE_FALSE(late.has_value());
     CHECK(late.error_value().code == errc::conflict);
     CHECK(t.query_int("SELECT COUNT(*) FROM batch_items WHERE done = 1") ==
@@ -624,12 +638,12 @@ TEST_SUITE("storage.batch") {
     create(s, make_job("j1", "o1", 100, 10, 0, 10));
     CHECK(s.get_balance("o1")->balance == 90);
     claim(s, "w", 1000);
-    REQUIRE(
-        s.save_batch_results("j1", "w",
-                             {result(0, "valid", 1), result(1, "risky", 1),
-                              result(2, "valid", 1), result(3, "unknown", 0)},
-                             15, 1001)
-            .has_value());
+    REQUIRE(s.save_batch_results(
+                 "j1", "w",
+                 {result(0, status::valid, 1), result(1, status::risky, 1),
+                  result(2, status::valid, 1), result(3, status::unknown, 0)},
+                 15, 1001)
+                .has_value());
 
     CHECK(s.finish_batch_job("j1", "other", batch::job_status::completed, 1002)
               .error_value()
@@ -700,9 +714,10 @@ TEST_SUITE("storage.batch") {
     // Processing: what was used stays spent; the lease is cleared.
     create(s, make_job("j2", "o1", 200, 5, 0, 5));
     claim(s, "w", 1000);
-    REQUIRE(s.save_batch_results("j2", "w",
-                                 {result(0, "valid", 1), result(1, "valid", 1)},
-                                 15, 1001)
+    REQUIRE(s.save_batch_results(
+                 "j2", "w",
+                 {result(0, status::valid, 1), result(1, status::valid, 1)}, 15,
+                 1001)
                 .has_value());
     auto stopped = s.cancel_batch_job("o1", "j2", 1002);
     REQUIRE(stopped.has_value());
@@ -733,11 +748,12 @@ TEST_SUITE("storage.batch") {
     create_org(s, "o1", "owner@example.com");
     create(s, make_job("j1", "o1", 100, 8, 2)); // seq 0-1 invalid rows
     claim(s, "w", 1000);
-    REQUIRE(s.save_batch_results("j1", "w",
-                                 {result(2, "valid"), result(3, "risky"),
-                                  result(4, "valid"), result(6, "unknown"),
-                                  result(7, "invalid"), result(9, "valid")},
-                                 15, 1001)
+    REQUIRE(s.save_batch_results(
+                 "j1", "w",
+                 {result(2, status::valid), result(3, status::risky),
+                  result(4, status::valid), result(6, status::unknown),
+                  result(7, status::invalid), result(9, status::valid)},
+                 15, 1001)
                 .has_value());
 
     auto all = s.batch_items("j1", -1, 100, false, {});
@@ -745,13 +761,13 @@ TEST_SUITE("storage.batch") {
     CHECK(all->size() == 10);
     CHECK(seqs(*s.batch_items("j1", -1, 100, true, {})) ==
           std::vector<std::int64_t>{0, 1, 2, 3, 4, 6, 7, 9});
-    CHECK(seqs(*s.batch_items("j1", -1, 100, false, {"valid"})) ==
+    CHECK(seqs(*s.batch_items("j1", -1, 100, false, {status::valid})) ==
           std::vector<std::int64_t>{2, 4, 9});
-    CHECK(seqs(*s.batch_items("j1", -1, 100, true, {"valid", "risky"})) ==
+    CHECK(seqs(*s.batch_items("j1", -1, 100, true,
+                              {status::valid, status::risky})) ==
           std::vector<std::int64_t>{2, 3, 4, 9});
-    CHECK(seqs(*s.batch_items("j1", -1, 100, true, {"invalid"})) ==
+    CHECK(seqs(*s.batch_items("j1", -1, 100, true, {status::invalid})) ==
           std::vector<std::int64_t>{0, 1, 7});
-    CHECK(s.batch_items("j1", -1, 100, true, {"bogus"})->empty());
 
     // Paging: after the last seq of a page, `limit` at a time.
     auto p1 = s.batch_items("j1", -1, 3, false, {});
@@ -759,7 +775,7 @@ TEST_SUITE("storage.batch") {
     auto p2 = s.batch_items("j1", p1->back().seq, 3, false, {});
     CHECK(seqs(*p2) == std::vector<std::int64_t>{3, 4, 5});
     CHECK_FALSE((*p2)[2].done);
-    auto p3 = s.batch_items("j1", 4, 2, true, {"valid", "unknown"});
+    auto p3 = s.batch_items("j1", 4, 2, true, {status::valid, status::unknown});
     CHECK(seqs(*p3) == std::vector<std::int64_t>{6, 9});
     CHECK(s.batch_items("j1", 9, 10, false, {})->empty());
     CHECK(s.batch_items("j1", -1, 0, false, {})->empty());
@@ -775,8 +791,8 @@ TEST_SUITE("storage.batch") {
     // Everything before seq 21000 done; two risky items far apart.
     std::vector<batch::item> done;
     for (std::int64_t seq = 0; seq < 21000; ++seq)
-      done.push_back(result(seq, seq == 3 ? "risky" : "valid"));
-    done.push_back(result(22999, "risky"));
+      done.push_back(result(seq, seq == 3 ? status::risky : status::valid));
+    done.push_back(result(22999, status::risky));
     auto saved = s.save_batch_results("j1", "w", done, 15, 1001);
     REQUIRE_MESSAGE(saved.has_value(), why(saved));
     CHECK(saved->processed == 21001);
@@ -790,9 +806,9 @@ TEST_SUITE("storage.batch") {
     auto rest = s.pending_batch_items("j1", 21099, 5000);
     REQUIRE(rest->size() == 1899);
     CHECK(rest->back().seq == 22998);
-    CHECK(seqs(*s.batch_items("j1", -1, 10, true, {"risky"})) ==
+    CHECK(seqs(*s.batch_items("j1", -1, 10, true, {status::risky})) ==
           std::vector<std::int64_t>{3, 22999});
-    CHECK(seqs(*s.batch_items("j1", 3, 10, true, {"risky"})) ==
+    CHECK(seqs(*s.batch_items("j1", 3, 10, true, {status::risky})) ==
           std::vector<std::int64_t>{22999});
     auto tail = s.batch_items("j1", 20995, 10, true, {});
     CHECK(seqs(*tail) ==
@@ -828,7 +844,8 @@ TEST_SUITE("storage.batch") {
     CHECK(pending->front().seq == 1000);
     std::vector<batch::item> done;
     for (const auto& it : *pending)
-      done.push_back(result(it.seq, it.seq % 2 == 0 ? "valid" : "risky", 1));
+      done.push_back(
+          result(it.seq, it.seq % 2 == 0 ? status::valid : status::risky, 1));
     start = std::chrono::steady_clock::now();
     auto saved = s.save_batch_results("big", "w", done, 15, 1001);
     auto end = std::chrono::steady_clock::now();
@@ -878,12 +895,12 @@ TEST_SUITE("storage.batch") {
     REQUIRE(s.save_batch_results("j1", "c", {}, 15, 1022).has_value());
     CHECK(s.get_batch_job("o1", "j1")->restarts == 1);
     // ... one that finishes a row is, and resets the count.
-    auto saved =
-        s.save_batch_results("j1", "c", {result(0, "valid", 1)}, 15, 1023);
+    auto saved = s.save_batch_results("j1", "c", {result(0, status::valid, 1)},
+                                      15, 1023);
     REQUIRE_MESSAGE(saved.has_value(), why(saved));
     CHECK(saved->restarts == 0);
-    auto replay =
-        s.save_batch_results("j1", "c", {result(0, "valid", 1)}, 15, 1024);
+    auto replay = s.save_batch_results("j1", "c", {result(0, status::valid, 1)},
+                                       15, 1024);
     REQUIRE(replay.has_value());
     CHECK(replay->processed == 1);
 
@@ -919,9 +936,10 @@ TEST_SUITE("storage.batch") {
                                 .reference = "j1",
                                 .created_at = 1072});
     // The dead owner's late checkpoint and a cancel find it ended.
-    CHECK(s.save_batch_results("j1", "e", {result(1, "valid", 1)}, 15, 1073)
-              .error_value()
-              .code == errc::conflict);
+    CHECK(
+        s.save_batch_results("j1", "e", {result(1, status::valid, 1)}, 15, 1073)
+            .error_value()
+            .code == errc::conflict);
     CHECK(s.cancel_batch_job("o1", "j1", 1073).error_value().code ==
           errc::conflict);
     CHECK(s.get_balance("o1")->balance == 99);

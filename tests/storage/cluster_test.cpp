@@ -203,7 +203,7 @@ TEST_SUITE("storage.cluster") {
     CHECK(std::abs(renewed->lease_expires_at - (*s.database_now() + 30)) <= 5);
     batch::item done = pending_item();
     done.done = true;
-    done.status = "valid";
+    done.status = mailassay::core::validation::status::valid;
     REQUIRE(s.save_batch_results("j1", "b", {done}, 45, database_clock)
                 .has_value());
     auto finished = s.finish_batch_job("j1", "b", batch::job_status::completed,

@@ -141,7 +141,7 @@ struct world {
       it.seq = seq++;
       it.email = "not an address";
       it.done = true;
-      it.status = "invalid";
+      it.status = core::validation::status::invalid;
       it.reason = "invalid_syntax";
       it.detail = R"({"syntax":false})";
       items.push_back(it);

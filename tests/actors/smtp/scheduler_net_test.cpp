@@ -38,6 +38,7 @@ using actors::smtp::scheduler_config;
 using core::smtp::address_outcome;
 using core::smtp::rcpt_verdict;
 using core::smtp::tls_policy;
+using core::smtp::unasked_reason;
 using mailassay::tests::smtp::mx_route;
 using tests::peers::dns_peer;
 using tests::peers::smtp_greeting;
@@ -626,7 +627,8 @@ TEST_SUITE("actors.smtp.scheduler.net") {
       CHECK(opened(fx, first) == 1);
     }
     auto refused = fx.probe("e.test", {"a@e.test"}, {"mx1.refused.test"});
-    CHECK(refused.addresses[0].rcpt.message == "all_hosts_failed");
+    CHECK(refused.addresses[0].rcpt.why_unasked ==
+          unasked_reason::all_hosts_failed);
     CHECK_FALSE(refused.addresses[0].answered);
     CHECK(good.connections() == 3);
   }
@@ -664,7 +666,7 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     CHECK(secure.tls_sessions() == 2);
     auto e = fx.probe("plain.test", {"a@plain.test"}, {"mx.plain.test"});
     CHECK(e.addresses[0].rcpt.verdict == rcpt_verdict::not_attempted);
-    CHECK(e.addresses[0].rcpt.message == "all_hosts_failed");
+    CHECK(e.addresses[0].rcpt.why_unasked == unasked_reason::all_hosts_failed);
     CHECK(plain.commands("MAIL") == 1); // only the opportunistic probe
   }
 
@@ -678,7 +680,7 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     CHECK(peer.connections() == 0);
     const auto& o = r.addresses[0];
     CHECK(o.unroutable);
-    CHECK(o.rcpt.message == "unroutable_mx");
+    CHECK(o.rcpt.why_unasked == unasked_reason::unroutable_mx);
     auto v = decide("a@local.test", o);
     CHECK(v.state == core::validation::status::unknown);
     CHECK(v.reason == "unroutable_mx");
@@ -806,7 +808,7 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     fx.sessions_opened(1, 5s);
     fx.p->stop();
     REQUIRE(f.wait_for(2s) == std::future_status::ready);
-    CHECK(f.get().addresses[0].rcpt.message == "stopped");
+    CHECK(f.get().addresses[0].rcpt.why_unasked == unasked_reason::stopped);
   }
 
   TEST_CASE("refuses a local identity at start unless forced") {
@@ -837,13 +839,13 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     auto r = fx.start_probe("null.test", {"a@null.test"}, none, 1000ms).get();
     REQUIRE(r.addresses.size() == 1);
     CHECK(r.addresses[0].rcpt.verdict == rcpt_verdict::not_attempted);
-    CHECK(r.addresses[0].rcpt.message == "no_mx_address");
+    CHECK(r.addresses[0].rcpt.why_unasked == unasked_reason::no_mx_address);
     CHECK(fx.p->counters().sessions == 0);
   }
 
   TEST_CASE("builds its settings from the [smtp] section") {
     config::smtp_settings s;
-    s.tls = "required";
+    s.tls = tls_policy::required;
     s.retry_delays_ms = {100, 200};
     s.allow_private_targets = {"127.0.0.0/8"};
     auto c = actors::smtp::make_scheduler_config(s, "Mail.Example.IO");

@@ -22,6 +22,7 @@ using actors::smtp::scheduler_config;
 using core::smtp::address_outcome;
 using core::smtp::answer_source;
 using core::smtp::rcpt_verdict;
+using core::smtp::unasked_reason;
 using mailassay::tests::smtp::mx_route;
 
 namespace {
@@ -364,6 +365,7 @@ TEST_SUITE("actors.smtp.scheduler") {
     fx.advance(1ms);
     REQUIRE(slow->has_value());
     CHECK((*slow)->timed_out);
+    CHECK((*slow)->rcpt.why_unasked == unasked_reason::budget);
     CHECK_FALSE((*slow)->answered);
     auto facts = core::validation::facts_of(**slow);
     CHECK_FALSE(facts.checked);
@@ -554,7 +556,7 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK(fx.runner->opened[1].host == "mx2.d.test");
     fx.ended(fx.runner->opened[1].id, refused());
     REQUIRE(got->has_value());
-    CHECK((*got)->rcpt.message == "all_hosts_failed");
+    CHECK((*got)->rcpt.why_unasked == unasked_reason::all_hosts_failed);
     CHECK_FALSE((*got)->answered);
     CHECK(fx.counters->answers[static_cast<std::size_t>(
               actors::smtp::answer_class::refused)] == 1);
@@ -643,7 +645,7 @@ TEST_SUITE("actors.smtp.scheduler") {
     fx.sched->run();
     CHECK(*stopped);
     REQUIRE(got->has_value());
-    CHECK((*got)->rcpt.message == "stopped");
+    CHECK((*got)->rcpt.why_unasked == unasked_reason::stopped);
     fx.scheduler = actors::smtp::scheduler_actor{};
   }
 }

@@ -36,7 +36,7 @@ TEST_SUITE("core.batch.intake.accuracy") {
       REQUIRE(read->items.size() == static_cast<std::size_t>(r.rows));
       for (const auto& it : read->items) {
         CHECK(it.done);
-        CHECK(it.status == "invalid");
+        CHECK(it.status == mailassay::core::validation::status::invalid);
         CHECK(it.reason == "invalid_syntax");
       }
     }

@@ -213,4 +213,31 @@ TEST_SUITE("core.smtp.classify") {
     CHECK(bytes.size() == 300); // 100 x U+FFFD
     CHECK(bytes.substr(0, 3) == "\xEF\xBF\xBD");
   }
+
+  TEST_CASE("an unasked reason is named in the message, and parses back") {
+    struct row {
+      unasked_reason why;
+      std::string_view text;
+    };
+    using u = unasked_reason;
+    for (auto r : {row{u::budget, "budget"}, row{u::stopped, "stopped"},
+                   row{u::unroutable_mx, "unroutable_mx"},
+                   row{u::no_mx_address, "no_mx_address"},
+                   row{u::all_hosts_failed, "all_hosts_failed"}}) {
+      CAPTURE(r.text);
+      CHECK(to_string(r.why) == r.text);
+      CHECK(parse_unasked_reason(r.text) == r.why);
+      auto c = unasked(r.why);
+      CHECK(c.verdict == v::not_attempted);
+      CHECK(c.code == 0);
+      CHECK(c.message == r.text);
+      CHECK(c.why_unasked == r.why);
+    }
+    for (std::string_view text : {"", "Budget", "timeout", "stopped "})
+      CHECK_FALSE(parse_unasked_reason(text).has_value());
+  }
+
+  TEST_CASE("a classified reply has no unasked reason") {
+    CHECK_FALSE(classify_rcpt(parse_one("250 2.1.5 Ok")).why_unasked);
+  }
 }

@@ -401,6 +401,7 @@ TEST_SUITE("core.smtp.route_plan") {
     auto s = p.step(t0 + millis{1000});
     REQUIRE(answer_for(s, 1));
     CHECK(answer_for(s, 1)->outcome.timed_out);
+    CHECK(answer_for(s, 1)->outcome.rcpt.why_unasked == unasked_reason::budget);
     CHECK_FALSE(answer_for(s, 1)->outcome.answered);
     CHECK_FALSE(answer_for(s, 2));
     s = p.step(t0 + millis{3000});
@@ -427,7 +428,8 @@ TEST_SUITE("core.smtp.route_plan") {
     CHECK_FALSE(p.want_session(t0).has_value());
     auto s = p.step(t0);
     REQUIRE(answer_for(s, 1));
-    CHECK(answer_for(s, 1)->outcome.rcpt.message == "all_hosts_failed");
+    CHECK(answer_for(s, 1)->outcome.rcpt.why_unasked ==
+          unasked_reason::all_hosts_failed);
     CHECK_FALSE(answer_for(s, 1)->outcome.answered);
     CHECK(p.idle());
   }
@@ -438,11 +440,13 @@ TEST_SUITE("core.smtp.route_plan") {
     auto s = blocked.step(t0);
     REQUIRE(answer_for(s, 1));
     CHECK(answer_for(s, 1)->outcome.unroutable);
-    CHECK(answer_for(s, 1)->outcome.rcpt.message == "unroutable_mx");
+    CHECK(answer_for(s, 1)->outcome.rcpt.why_unasked ==
+          unasked_reason::unroutable_mx);
     route_plan none{{}, 0, settings()};
     none.add("a@d.test", waiter(1), t0);
     s = none.step(t0);
-    CHECK(answer_for(s, 1)->outcome.rcpt.message == "no_mx_address");
+    CHECK(answer_for(s, 1)->outcome.rcpt.why_unasked ==
+          unasked_reason::no_mx_address);
   }
 
   TEST_CASE("a session that decided something before it broke keeps its "

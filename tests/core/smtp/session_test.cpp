@@ -668,4 +668,19 @@ TEST_SUITE("core.smtp.session.open_ended") {
     CHECK(r.addresses[0].rcpt.verdict == rcpt_verdict::too_many_recipients);
     CHECK(r.addresses[0].retry_in_new_session());
   }
+
+  TEST_CASE("TLS policies are named as the configuration spells them") {
+    struct row {
+      tls_policy policy;
+      std::string_view text;
+    };
+    for (auto r : {row{tls_policy::never, "never"},
+                   row{tls_policy::opportunistic, "opportunistic"},
+                   row{tls_policy::required, "required"}}) {
+      CHECK(to_string(r.policy) == r.text);
+      CHECK(parse_tls_policy(r.text) == r.policy);
+    }
+    for (std::string_view text : {"", "Never", "none", "starttls", "required "})
+      CHECK_FALSE(parse_tls_policy(text).has_value());
+  }
 }

@@ -305,10 +305,18 @@ TEST_SUITE("core.validation") {
     }
   }
 
-  TEST_CASE("names each status") {
-    CHECK(validation::to_string(status::valid) == "valid");
-    CHECK(validation::to_string(status::invalid) == "invalid");
-    CHECK(validation::to_string(status::risky) == "risky");
-    CHECK(validation::to_string(status::unknown) == "unknown");
+  TEST_CASE("names each status and parses the names back, nothing else") {
+    struct row {
+      status state;
+      std::string_view text;
+    };
+    for (auto r :
+         {row{status::valid, "valid"}, row{status::invalid, "invalid"},
+          row{status::risky, "risky"}, row{status::unknown, "unknown"}}) {
+      CHECK(validation::to_string(r.state) == r.text);
+      CHECK(validation::parse_status(r.text) == r.state);
+    }
+    for (std::string_view text : {"", "Valid", "valid ", "queued", "other"})
+      CHECK_FALSE(validation::parse_status(text).has_value());
   }
 }
