@@ -1,5 +1,6 @@
 #include "actors/usage_recorder.hpp"
 
+#include "actors/blocking_ask.hpp"
 #include "actors/storage_pool.hpp"
 #include "core/base/ascii.hpp"
 #include "core/usage/accumulator.hpp"
@@ -389,16 +390,8 @@ void usage_recorder::flush(flush_done done) {
 }
 
 bool usage_recorder::flush_and_stop() {
-  bool ok = false;
-  {
-    caf::scoped_actor self{sys_};
-    self->request(actor_, cfg_.stop_timeout, usage_flush_atom_v)
-        .receive([&](bool stored) { ok = stored; },
-                 [&](const caf::error& err) {
-                   log::event(log::level::error, "usage_stop_flush_failed",
-                              {{"error", sys_.render(err)}});
-                 });
-  }
+  bool ok = blocking_ask(sys_, actor_, cfg_.stop_timeout, log::level::error,
+                         "usage_stop_flush_failed", usage_flush_atom_v);
   caf::anon_send_exit(actor_, caf::exit_reason::user_shutdown);
   return ok;
 }

@@ -1,6 +1,7 @@
 #include "net/http_client.hpp"
 
 #include "net/call_pool.hpp"
+#include "net/upgradable_socket.hpp"
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
@@ -59,7 +60,7 @@ class http_client::impl::call_op
 public:
   call_op(impl& owner, std::uint64_t id, http_post request, callback done)
       : owner_(owner), id_(id), strand_(asio::make_strand(owner.calls.io)),
-        socket_(strand_), timer_(strand_), request_(std::move(request)),
+        conn_(strand_), timer_(strand_), request_(std::move(request)),
         done_(std::move(done)) {}
 
   void start() {
@@ -130,8 +131,8 @@ private:
                                              : last_error_);
     auto to = endpoints_[next_endpoint_++];
     std::error_code ignored;
-    socket_.close(ignored);
-    socket_.async_connect(
+    conn_.tcp().close(ignored);
+    conn_.tcp().async_connect(
         to, [self = shared_from_this(), to](std::error_code ec) {
           if (self->finished_)
             return;
@@ -145,23 +146,15 @@ private:
   }
 
   void handshake() {
-    tls_ = std::make_unique<asio::ssl::stream<tcp::socket>>(std::move(socket_),
-                                                            owner_.tls);
-    const auto& host = request_.url.host;
-    // RFC 6066 §3: SNI carries host names, never IP literals.
-    if (!request_.url.host_is_ip)
-      SSL_set_tlsext_host_name(tls_->native_handle(), host.c_str());
-    tls_->set_verify_mode(asio::ssl::verify_peer);
-    tls_->set_verify_callback(asio::ssl::host_name_verification(host));
-    tls_->async_handshake(asio::ssl::stream_base::client,
-                          [self = shared_from_this()](std::error_code ec) {
-                            if (self->finished_)
-                              return;
-                            if (ec)
-                              return self->fail(http_failure::tls,
-                                                "TLS: " + ec.message());
-                            self->write();
-                          });
+    conn_.start_tls(owner_.tls, request_.url.host, true,
+                    [self = shared_from_this()](std::error_code ec) {
+                      if (self->finished_)
+                        return;
+                      if (ec)
+                        return self->fail(http_failure::tls,
+                                          "TLS: " + ec.message());
+                      self->write();
+                    });
   }
 
   void write() {
@@ -176,10 +169,7 @@ private:
                           "sending the request: " + ec.message());
       self->read();
     };
-    if (tls_)
-      asio::async_write(*tls_, bufs, std::move(handler));
-    else
-      asio::async_write(socket_, bufs, std::move(handler));
+    conn_.write(bufs, std::move(handler));
   }
 
   void read() {
@@ -210,10 +200,7 @@ private:
                               ec.message() + ")");
       self->read();
     };
-    if (tls_)
-      tls_->async_read_some(asio::buffer(buffer_), std::move(handler));
-    else
-      socket_.async_read_some(asio::buffer(buffer_), std::move(handler));
+    conn_.read_some(asio::buffer(buffer_), std::move(handler));
   }
 
   void succeed(int status) {
@@ -235,10 +222,7 @@ private:
       return;
     finished_ = true;
     timer_.cancel();
-    std::error_code ignored;
-    auto& sock = tls_ ? tls_->next_layer() : socket_;
-    sock.shutdown(tcp::socket::shutdown_both, ignored);
-    sock.close(ignored);
+    conn_.close();
     owner_.calls.close(id_);
     result_.address = address_;
     result_.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -252,8 +236,7 @@ private:
   impl& owner_;
   std::uint64_t id_;
   asio::strand<asio::io_context::executor_type> strand_;
-  tcp::socket socket_;
-  std::unique_ptr<asio::ssl::stream<tcp::socket>> tls_;
+  upgradable_socket conn_;
   asio::steady_timer timer_;
   http_post request_;
   callback done_;

@@ -2,6 +2,7 @@
 
 #include "core/limits/client_ip.hpp"
 #include "net/call_pool.hpp"
+#include "net/upgradable_socket.hpp"
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
@@ -102,9 +103,10 @@ class smtp_client::impl::call_op
 public:
   call_op(impl& owner, std::uint64_t id, smtp_call call, callback done)
       : owner_(owner), id_(id), strand_(asio::make_strand(owner.calls.io)),
-        socket_(strand_), timer_(strand_), session_(std::move(call.session)),
-        host_(std::move(call.host)), address_(std::move(call.address)),
-        port_(call.port), step_(call.step_timeout), deadline_(call.deadline),
+        conn_(strand_), timer_(strand_), session_(std::move(call.session)),
+        host_(std::move(call.dial.host)),
+        address_(std::move(call.dial.address)), port_(call.dial.port),
+        step_(call.dial.step_timeout), deadline_(call.dial.deadline),
         done_(std::move(done)), on_need_more_(std::move(call.on_need_more)) {}
 
   void start() {
@@ -146,9 +148,10 @@ private:
     target_ = tcp::endpoint{address, port_};
     arm(step_);
     auto to = owner_.proxy ? *owner_.proxy : target_;
-    socket_.async_connect(to, [self = shared_from_this()](std::error_code ec) {
-      self->on_connect(ec);
-    });
+    conn_.tcp().async_connect(to,
+                              [self = shared_from_this()](std::error_code ec) {
+                                self->on_connect(ec);
+                              });
   }
 
   void on_connect(std::error_code ec) {
@@ -168,15 +171,14 @@ private:
 
   // Writes `out_` to the proxy, then goes on with `next`.
   void socks_send(void (call_op::*next)()) {
-    asio::async_write(
-        socket_, asio::buffer(out_),
-        [self = shared_from_this(), next](std::error_code ec, std::size_t) {
-          if (self->finished_)
-            return;
-          if (ec)
-            return self->fail(connect_failure::proxy, ec.message());
-          ((*self).*next)();
-        });
+    conn_.write(asio::buffer(out_), [self = shared_from_this(),
+                                     next](std::error_code ec, std::size_t) {
+      if (self->finished_)
+        return;
+      if (ec)
+        return self->fail(connect_failure::proxy, ec.message());
+      ((*self).*next)();
+    });
   }
 
   // RFC 1928 §3: version 5, one method, "no authentication required".
@@ -187,7 +189,7 @@ private:
 
   void socks_method() {
     asio::async_read(
-        socket_, asio::buffer(buffer_, 2),
+        conn_.tcp(), asio::buffer(buffer_, 2),
         [self = shared_from_this()](std::error_code ec, std::size_t) {
           if (self->finished_)
             return;
@@ -219,7 +221,7 @@ private:
   // RFC 1928 §6: VER REP RSV ATYP BND.ADDR BND.PORT.
   void socks_reply() {
     asio::async_read(
-        socket_, asio::buffer(buffer_, 5),
+        conn_.tcp(), asio::buffer(buffer_, 5),
         [self = shared_from_this()](std::error_code ec, std::size_t) {
           if (self->finished_)
             return;
@@ -241,7 +243,7 @@ private:
             default:
               return self->fail(connect_failure::proxy, "bad SOCKS5 address");
           }
-          asio::async_read(self->socket_, asio::buffer(self->buffer_, rest),
+          asio::async_read(self->conn_.tcp(), asio::buffer(self->buffer_, rest),
                            [self](std::error_code ec, std::size_t) {
                              if (self->finished_)
                                return;
@@ -295,10 +297,7 @@ private:
         return self->act(self->session_.on_connection_closed());
       self->act(self->session_.on_data({self->buffer_.data(), n}));
     };
-    if (tls_)
-      tls_->async_read_some(asio::buffer(buffer_), std::move(handler));
-    else
-      socket_.async_read_some(asio::buffer(buffer_), std::move(handler));
+    conn_.read_some(asio::buffer(buffer_), std::move(handler));
   }
 
   void write(std::string line) {
@@ -318,34 +317,20 @@ private:
       if (!self->reading_)
         self->read();
     };
-    if (tls_)
-      asio::async_write(*tls_, asio::buffer(out_), std::move(handler));
-    else
-      asio::async_write(socket_, asio::buffer(out_), std::move(handler));
+    conn_.write(asio::buffer(out_), std::move(handler));
   }
 
   void handshake() {
-    tls_ = std::make_unique<asio::ssl::stream<tcp::socket>>(std::move(socket_),
-                                                            owner_.tls);
-    std::error_code not_ip;
-    asio::ip::make_address(host_, not_ip);
-    // RFC 6066 §3: SNI carries host names, never IP literals.
-    if (not_ip)
-      SSL_set_tlsext_host_name(tls_->native_handle(), host_.c_str());
-    if (owner_.config.verify_tls) {
-      tls_->set_verify_mode(asio::ssl::verify_peer);
-      tls_->set_verify_callback(asio::ssl::host_name_verification(host_));
-    }
     arm(step_);
-    tls_->async_handshake(asio::ssl::stream_base::client,
-                          [self = shared_from_this()](std::error_code ec) {
-                            if (self->finished_)
-                              return;
-                            if (ec)
-                              return self->act(self->session_.on_tls_failed());
-                            ++self->owner_.tls_done;
-                            self->act(self->session_.on_tls_established());
-                          });
+    conn_.start_tls(owner_.tls, host_, owner_.config.verify_tls,
+                    [self = shared_from_this()](std::error_code ec) {
+                      if (self->finished_)
+                        return;
+                      if (ec)
+                        return self->act(self->session_.on_tls_failed());
+                      ++self->owner_.tls_done;
+                      self->act(self->session_.on_tls_established());
+                    });
   }
 
   void arm(std::chrono::milliseconds d) {
@@ -387,10 +372,7 @@ private:
       return;
     finished_ = true;
     timer_.cancel();
-    std::error_code ignored;
-    auto& sock = tls_ ? tls_->next_layer() : socket_;
-    sock.shutdown(tcp::socket::shutdown_both, ignored);
-    sock.close(ignored);
+    conn_.close();
     owner_.calls.close(id_);
     smtp_call_result out;
     out.report = std::move(report_);
@@ -405,8 +387,7 @@ private:
   impl& owner_;
   std::uint64_t id_;
   asio::strand<asio::io_context::executor_type> strand_;
-  tcp::socket socket_;
-  std::unique_ptr<asio::ssl::stream<tcp::socket>> tls_;
+  upgradable_socket conn_;
   asio::steady_timer timer_;
   core::smtp::session session_;
   std::string host_;

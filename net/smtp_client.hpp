@@ -58,20 +58,26 @@ struct smtp_client_config {
   std::chrono::milliseconds quit_timeout{2000};
 };
 
-/// One session to run.
-struct smtp_call {
+/// Where a session connects and how long it may take.
+struct smtp_dial {
   /// MX host name (SNI, logs); may be an IP literal.
   std::string host;
   /// The IP address to connect to.
   std::string address;
   /// TCP port.
   std::uint16_t port = 25;
-  /// The dialogue, made by the caller (`core::smtp::session::make`).
-  core::smtp::session session;
   /// Time-out of each step (connect, each reply, the handshake).
   std::chrono::milliseconds step_timeout{30000};
   /// The session ends (as a time-out) at this time whatever the step.
   std::chrono::steady_clock::time_point deadline;
+};
+
+/// One session to run.
+struct smtp_call {
+  /// Where to and how long.
+  smtp_dial dial;
+  /// The dialogue, made by the caller (`core::smtp::session::make`).
+  core::smtp::session session;
   /// For an open-ended session: called (on an I/O thread) each time it
   /// is ready for an address, with its result so far; answer with `give`
   /// or `finish` within the step time-out. Empty: `finish` at once.

@@ -2,6 +2,7 @@
 
 #include "actors/batch/job_supervisor.hpp"
 #include "actors/batch/messages.hpp"
+#include "actors/blocking_ask.hpp"
 #include "log/log.hpp"
 #include "security/random.hpp"
 
@@ -159,15 +160,8 @@ void batch_runner::cancelled(const std::string& job_id) {
 }
 
 void batch_runner::stop(std::chrono::milliseconds timeout) {
-  {
-    caf::scoped_actor self{sys_};
-    self->request(actor_, timeout, stop_atom::value)
-        .receive([](bool) {},
-                 [this](const caf::error& err) {
-                   log::event(log::level::warn, "batch_stop_timeout",
-                              {{"error", sys_.render(err)}});
-                 });
-  }
+  blocking_ask(sys_, actor_, timeout, log::level::warn, "batch_stop_timeout",
+               stop_atom::value);
   caf::anon_send_exit(actor_, caf::exit_reason::user_shutdown);
 }
 

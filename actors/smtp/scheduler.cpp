@@ -1,5 +1,6 @@
 #include "actors/smtp/scheduler.hpp"
 
+#include "actors/blocking_ask.hpp"
 #include "config/settings.hpp"
 #include "core/base/ascii.hpp"
 #include "core/limits/client_ip.hpp"
@@ -172,15 +173,15 @@ void start_session(self_ptr self, const std::string& key, route_state& rt,
   host_opened(*st.counters, target.host, now);
   session_spec spec;
   spec.id = id;
-  spec.host = target.host;
-  spec.address = target.address;
-  spec.port = st.config.port;
+  spec.dial.host = target.host;
+  spec.dial.address = target.address;
+  spec.dial.port = st.config.port;
   spec.config.host = target.host;
   spec.config.helo = st.config.identity.helo;
   spec.config.mail_from = st.config.identity.mail_from;
   spec.config.tls = wish.tls;
-  spec.step_timeout = wish.step_timeout;
-  spec.deadline = self->clock().now() + st.config.max_session;
+  spec.dial.step_timeout = wish.step_timeout;
+  spec.dial.deadline = self->clock().now() + st.config.max_session;
   st.parts.runner->open(std::move(spec),
                         caf::actor_cast<scheduler_actor>(self));
 }
@@ -774,11 +775,8 @@ void scheduler::stop() {
       return;
     stopped_ = true;
   }
-  {
-    caf::scoped_actor self{*sys_};
-    self->request(actor_, std::chrono::seconds(10), scheduler_stop{})
-        .receive([](bool) {}, [](caf::error&) {});
-  }
+  blocking_ask(*sys_, actor_, std::chrono::seconds(10), log::level::debug,
+               nullptr, scheduler_stop{});
   runner_->shutdown();
 }
 

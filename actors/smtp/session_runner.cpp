@@ -32,9 +32,7 @@ public:
       caf::anon_send(events, session_ended{id, std::move(r)});
       return;
     }
-    net::smtp_call call{
-        std::move(spec.host), std::move(spec.address), spec.port,
-        std::move(*session),  spec.step_timeout,       spec.deadline};
+    net::smtp_call call{std::move(spec.dial), std::move(*session)};
     // Only the answers not sent yet: a session of 20 addresses would
     // otherwise copy its whole history at each of them. Calls of one
     // session come one at a time (its strand).

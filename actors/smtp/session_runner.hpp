@@ -9,15 +9,12 @@
 
 #include "actors/messages.hpp"
 #include "core/smtp/session.hpp"
+#include "net/smtp_client.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
-
-namespace mailassay::net {
-class smtp_client;
-} // namespace mailassay::net
 
 namespace mailassay::actors::smtp {
 
@@ -25,18 +22,10 @@ namespace mailassay::actors::smtp {
 struct session_spec {
   /// The scheduler's id of the session (its messages name it).
   std::uint64_t id = 0;
-  /// MX host name (SNI, logs).
-  std::string host;
-  /// The IP address to connect to.
-  std::string address;
-  /// TCP port.
-  std::uint16_t port = 25;
+  /// Where to and how long.
+  net::smtp_dial dial;
   /// Who we are and how we talk (HELO, sender, TLS).
   core::smtp::session_config config;
-  /// Time-out of each step (connect, each reply, the handshake).
-  std::chrono::milliseconds step_timeout{30000};
-  /// The session ends (as a time-out) at this time whatever it does.
-  std::chrono::steady_clock::time_point deadline;
 };
 
 /// Runs the scheduler's sessions. Thread-safe; never blocks.

@@ -1,5 +1,6 @@
 #include "actors/webhooks/dispatcher.hpp"
 
+#include "actors/blocking_ask.hpp"
 #include "actors/storage_call.hpp"
 #include "core/webhooks/retry.hpp"
 #include "core/webhooks/signature.hpp"
@@ -342,15 +343,8 @@ void dispatcher::wake() {
 }
 
 void dispatcher::stop(std::chrono::milliseconds timeout) {
-  {
-    caf::scoped_actor self{sys_};
-    self->request(actor_, timeout, wh_stop_atom::value)
-        .receive([](bool) {},
-                 [this](const caf::error& err) {
-                   log::event(log::level::warn, "webhook_stop_timeout",
-                              {{"error", sys_.render(err)}});
-                 });
-  }
+  blocking_ask(sys_, actor_, timeout, log::level::warn, "webhook_stop_timeout",
+               wh_stop_atom::value);
   // Calls still in flight end now; their answers are ignored.
   if (client_)
     client_->shutdown();

@@ -220,8 +220,8 @@ TEST_SUITE("actors.smtp.scheduler") {
     // Two distinct addresses: one session is enough.
     REQUIRE(fx.runner->opened.size() == 1);
     const auto& spec = fx.runner->opened[0];
-    CHECK(spec.host == "mx.d.test");
-    CHECK(spec.address == "192.0.2.1");
+    CHECK(spec.dial.host == "mx.d.test");
+    CHECK(spec.dial.address == "192.0.2.1");
     CHECK(spec.config.helo == "probe.mailassay.io");
     auto id = spec.id;
     fx.ready(id);
@@ -514,7 +514,7 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK(fx.runner->opened.size() == 1);
     fx.ended(id, {core::smtp::connect_failure::none, {}, h.r});
     REQUIRE(fx.runner->opened.size() == 2);
-    CHECK(fx.runner->opened[1].host == "mx.d.test");
+    CHECK(fx.runner->opened[1].dial.host == "mx.d.test");
     CHECK_FALSE(other->has_value());
   }
 
@@ -541,7 +541,7 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK(fx.runner->finished == std::vector<std::uint64_t>{id});
     fx.ended(id, {core::smtp::connect_failure::none, {}, h.r});
     REQUIRE(fx.runner->opened.size() == 2);
-    CHECK(fx.runner->opened[1].host == "mx.d.test");
+    CHECK(fx.runner->opened[1].dial.host == "mx.d.test");
     CHECK_FALSE(other->has_value());
   }
 
@@ -550,10 +550,10 @@ TEST_SUITE("actors.smtp.scheduler") {
     fx.start();
     auto got = fx.ask("ann@d.test", 5000ms, {"mx.d.test", "mx2.d.test"});
     auto first = fx.runner->opened.at(0);
-    CHECK(first.host == "mx.d.test");
+    CHECK(first.dial.host == "mx.d.test");
     fx.ended(first.id, refused());
     REQUIRE(fx.runner->opened.size() == 2);
-    CHECK(fx.runner->opened[1].host == "mx2.d.test");
+    CHECK(fx.runner->opened[1].dial.host == "mx2.d.test");
     fx.ended(fx.runner->opened[1].id, refused());
     REQUIRE(got->has_value());
     CHECK((*got)->rcpt.why_unasked == unasked_reason::all_hosts_failed);

@@ -56,9 +56,9 @@ net::smtp_call call_to(const std::string& address, std::uint16_t port,
                        core::smtp::session s,
                        std::chrono::milliseconds step = 2000ms,
                        std::chrono::milliseconds budget = 5000ms) {
-  return net::smtp_call{
-      "mx.peer.test", address, port,
-      std::move(s),   step,    std::chrono::steady_clock::now() + budget};
+  return net::smtp_call{{"mx.peer.test", address, port, step,
+                         std::chrono::steady_clock::now() + budget},
+                        std::move(s)};
 }
 
 net::smtp_call_result run(net::smtp_client& c, net::smtp_call call) {
