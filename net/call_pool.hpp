@@ -41,6 +41,15 @@ public:
   std::atomic<std::uint64_t> started{0}; ///< Calls opened.
   std::atomic<std::uint64_t> active{0};  ///< Calls opened, not yet closed.
 
+  /// Returns a client's counters with `started` and `active` filled in.
+  template <class Counters>
+  Counters counters() const {
+    Counters c;
+    c.started = started.load();
+    c.active = active.load();
+    return c;
+  }
+
   /// Starts `io_threads` (at least one) threads running the loop; once,
   /// after the client's own set-up succeeded.
   void run(int io_threads) {

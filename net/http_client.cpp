@@ -1,7 +1,7 @@
 #include "net/http_client.hpp"
 
 #include "net/call_pool.hpp"
-#include "net/upgradable_socket.hpp"
+#include "net/client_call.hpp"
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
@@ -54,18 +54,13 @@ struct http_client::impl {
   std::atomic<std::uint64_t> blocked{0}, answered{0};
 };
 
-// One call: owns its socket, TLS stream and timer; lives on its own strand.
+// One call: the request, on the connection, strand and timer of its base.
 class http_client::impl::call_op
-    : public std::enable_shared_from_this<http_client::impl::call_op> {
+    : public client_call<http_client::impl::call_op, http_client::impl,
+                         http_result> {
 public:
   call_op(impl& owner, std::uint64_t id, http_post request, callback done)
-      : owner_(owner), id_(id), strand_(asio::make_strand(owner.calls.io)),
-        conn_(strand_), timer_(strand_), request_(std::move(request)),
-        done_(std::move(done)) {}
-
-  void start() {
-    asio::dispatch(strand_, [self = shared_from_this()] { self->begin(); });
-  }
+      : client_call(owner, id, std::move(done)), request_(std::move(request)) {}
 
   void cancel() {
     asio::post(strand_, [self = shared_from_this()] {
@@ -74,6 +69,8 @@ public:
   }
 
 private:
+  friend client_call;
+
   void begin() {
     started_ = steady::now();
     auto head = core::webhooks::request_head(
@@ -220,26 +217,11 @@ private:
   void finish() {
     if (finished_)
       return;
-    finished_ = true;
-    timer_.cancel();
-    conn_.close();
-    owner_.calls.close(id_);
     result_.address = address_;
-    result_.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-        steady::now() - started_);
-    auto done = std::move(done_);
-    done_ = nullptr;
-    if (done)
-      done(std::move(result_));
+    end(std::move(result_));
   }
 
-  impl& owner_;
-  std::uint64_t id_;
-  asio::strand<asio::io_context::executor_type> strand_;
-  upgradable_socket conn_;
-  asio::steady_timer timer_;
   http_post request_;
-  callback done_;
   std::string out_;
   std::vector<tcp::endpoint> endpoints_;
   std::size_t next_endpoint_ = 0;
@@ -247,8 +229,6 @@ private:
   std::string address_;
   std::array<char, 4096> buffer_{};
   std::string received_;
-  steady::time_point started_ = steady::now();
-  bool finished_ = false;
   http_result result_;
 };
 
@@ -304,11 +284,9 @@ void http_client::post(http_post request, callback done) {
 
 http_client_counters http_client::counters() const {
   auto& s = *impl_;
-  http_client_counters c;
-  c.started = s.calls.started.load();
+  auto c = s.calls.counters<http_client_counters>();
   c.blocked = s.blocked.load();
   c.answered = s.answered.load();
-  c.active = s.calls.active.load();
   return c;
 }
 

@@ -2,7 +2,7 @@
 
 #include "core/limits/client_ip.hpp"
 #include "net/call_pool.hpp"
-#include "net/upgradable_socket.hpp"
+#include "net/client_call.hpp"
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
@@ -97,21 +97,17 @@ struct smtp_client::impl {
   std::atomic<std::uint64_t> connected{0}, blocked{0}, tls_done{0}, timeouts{0};
 };
 
-// One call: owns its socket, timer and session; lives on its own strand.
+// One call: the session, on the connection, strand and timer of its base.
 class smtp_client::impl::call_op
-    : public std::enable_shared_from_this<smtp_client::impl::call_op> {
+    : public client_call<smtp_client::impl::call_op, smtp_client::impl,
+                         smtp_call_result> {
 public:
   call_op(impl& owner, std::uint64_t id, smtp_call call, callback done)
-      : owner_(owner), id_(id), strand_(asio::make_strand(owner.calls.io)),
-        conn_(strand_), timer_(strand_), session_(std::move(call.session)),
-        host_(std::move(call.dial.host)),
+      : client_call(owner, id, std::move(done)),
+        session_(std::move(call.session)), host_(std::move(call.dial.host)),
         address_(std::move(call.dial.address)), port_(call.dial.port),
         step_(call.dial.step_timeout), deadline_(call.dial.deadline),
-        done_(std::move(done)), on_need_more_(std::move(call.on_need_more)) {}
-
-  void start() {
-    asio::dispatch(strand_, [self = shared_from_this()] { self->begin(); });
-  }
+        on_need_more_(std::move(call.on_need_more)) {}
 
   void cancel() {
     asio::post(strand_, [self = shared_from_this()] {
@@ -132,6 +128,8 @@ public:
   }
 
 private:
+  friend client_call;
+
   void begin() {
     started_ = steady::now();
     auto decision = owner_.config.policy.check(address_);
@@ -370,25 +368,11 @@ private:
   void finish() {
     if (finished_)
       return;
-    finished_ = true;
-    timer_.cancel();
-    conn_.close();
-    owner_.calls.close(id_);
     smtp_call_result out;
     out.report = std::move(report_);
-    out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-        steady::now() - started_);
-    auto done = std::move(done_);
-    done_ = nullptr;
-    if (done)
-      done(std::move(out));
+    end(std::move(out));
   }
 
-  impl& owner_;
-  std::uint64_t id_;
-  asio::strand<asio::io_context::executor_type> strand_;
-  upgradable_socket conn_;
-  asio::steady_timer timer_;
   core::smtp::session session_;
   std::string host_;
   std::string address_;
@@ -396,14 +380,11 @@ private:
   tcp::endpoint target_;
   std::chrono::milliseconds step_;
   steady::time_point deadline_;
-  steady::time_point started_ = steady::now();
-  callback done_;
   std::function<void(const core::smtp::session_result&)> on_need_more_;
   std::array<char, 4096> buffer_{};
   std::string out_;
   std::uint64_t timer_gen_ = 0;
   bool connected_ = false;
-  bool finished_ = false;
   /// A read is pending.
   bool reading_ = false;
   /// Open-ended: waiting for `give` or `finish`.
@@ -476,13 +457,11 @@ void smtp_client::finish(call_id id) {
 
 smtp_client_counters smtp_client::counters() const {
   auto& s = *impl_;
-  smtp_client_counters c;
-  c.started = s.calls.started.load();
+  auto c = s.calls.counters<smtp_client_counters>();
   c.connected = s.connected.load();
   c.blocked = s.blocked.load();
   c.tls = s.tls_done.load();
   c.timeouts = s.timeouts.load();
-  c.active = s.calls.active.load();
   return c;
 }
 
