@@ -237,11 +237,18 @@ std::optional<unasked_reason> parse_unasked_reason(std::string_view text) {
   return std::nullopt;
 }
 
-classification unasked(unasked_reason why) {
+classification without_reply(rcpt_verdict verdict, std::string_view why,
+                             std::string_view rule) {
   classification c;
-  c.verdict = rcpt_verdict::not_attempted;
-  c.message = std::string{to_string(why)};
-  c.rule = "unasked";
+  c.verdict = verdict;
+  c.message = std::string{why};
+  c.rule = rule;
+  return c;
+}
+
+classification unasked(unasked_reason why) {
+  auto c =
+      without_reply(rcpt_verdict::not_attempted, to_string(why), "unasked");
   c.why_unasked = why;
   return c;
 }

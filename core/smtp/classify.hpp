@@ -67,6 +67,12 @@ struct classification {
   std::optional<unasked_reason> why_unasked;
 };
 
+/// A classification made without a reply (a refused input, a time-out, a
+/// closed connection): `verdict`, no reply code, `why` as message, `rule`
+/// naming who decided ("session", "route" ...).
+classification without_reply(rcpt_verdict verdict, std::string_view why,
+                             std::string_view rule);
+
 /// The classification of an address never asked because of `why`: verdict
 /// `not_attempted`, no reply code, the reason's name as message, rule
 /// "unasked".

@@ -10,14 +10,6 @@ namespace {
 
 using limits::millis;
 
-classification note(rcpt_verdict verdict, std::string_view why) {
-  classification c;
-  c.verdict = verdict;
-  c.message = std::string{why};
-  c.rule = "route";
-  return c;
-}
-
 // A reply that says what happened to the address: no need to ask again.
 bool decisive(rcpt_verdict v) {
   switch (v) {
@@ -61,8 +53,9 @@ void route_plan::add(std::string address, route_waiter waiter, millis now) {
   if (address.empty() || !safe_argument(address)) {
     address_outcome o;
     o.address = std::move(address);
-    o.rcpt = note(rcpt_verdict::protocol_error,
-                  "refused: empty address or unsafe characters");
+    o.rcpt =
+        without_reply(rcpt_verdict::protocol_error,
+                      "refused: empty address or unsafe characters", "route");
     answer({waiter, false}, std::move(o));
     return;
   }

@@ -14,11 +14,7 @@ bool ascii(std::string_view text) {
 }
 
 classification verdict_only(rcpt_verdict verdict, std::string_view why) {
-  classification c;
-  c.verdict = verdict;
-  c.message = std::string{why};
-  c.rule = "session";
-  return c;
+  return without_reply(verdict, why, "session");
 }
 
 } // namespace

@@ -240,4 +240,14 @@ TEST_SUITE("core.smtp.classify") {
   TEST_CASE("a classified reply has no unasked reason") {
     CHECK_FALSE(classify_rcpt(parse_one("250 2.1.5 Ok")).why_unasked);
   }
+
+  TEST_CASE("a classification without a reply says who decided and why") {
+    auto c = without_reply(v::other_temporary, "no reply in time", "session");
+    CHECK(c.verdict == v::other_temporary);
+    CHECK(c.code == 0);
+    CHECK_FALSE(c.enhanced);
+    CHECK(c.message == "no reply in time");
+    CHECK(c.rule == "session");
+    CHECK_FALSE(c.why_unasked);
+  }
 }
