@@ -1,5 +1,7 @@
 #include "http/request_head.hpp"
 
+#include "core/base/ascii.hpp"
+
 #include <array>
 #include <cstring>
 
@@ -87,14 +89,6 @@ bool has_forbidden(std::string_view s) {
 bool bad_target(std::string_view s) {
   return any_byte<0x21>(s,
                         [](unsigned char c) { return c < 0x21 || c == 0x7f; });
-}
-
-std::string_view trim_ows(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
 }
 
 // A value the way the parser reads a number or a coding in it: whitespace
@@ -352,7 +346,7 @@ head_facts check_head(std::string_view head, const head_limits& limits) {
       // A list (RFC 9110 §5.6.1): empty elements are allowed and ignored.
       for (auto rest = value; !rest.empty();) {
         auto comma = rest.find(',');
-        auto coding = trim_ows(rest.substr(0, comma));
+        auto coding = core::trim_blanks(rest.substr(0, comma));
         rest.remove_prefix(comma == std::string_view::npos ? rest.size()
                                                            : comma + 1);
         if (coding.empty())

@@ -19,14 +19,6 @@ std::string attributes(const config::auth_settings& auth) {
   return out;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
 } // namespace
 
 core::expected<bool> requested(const request_view& req) {
@@ -48,13 +40,14 @@ std::optional<std::string> token(const request_view& req) {
   std::string_view rest = *header;
   while (!rest.empty()) {
     auto end = rest.find(';');
-    auto pair = trim(rest.substr(0, end));
+    auto pair = core::trim_blanks(rest.substr(0, end));
     rest = end == std::string_view::npos ? std::string_view{}
                                          : rest.substr(end + 1);
     auto eq = pair.find('=');
-    if (eq == std::string_view::npos || trim(pair.substr(0, eq)) != name)
+    if (eq == std::string_view::npos ||
+        core::trim_blanks(pair.substr(0, eq)) != name)
       continue;
-    auto value = trim(pair.substr(eq + 1));
+    auto value = core::trim_blanks(pair.substr(eq + 1));
     if (value.empty() || value.size() > 512)
       return std::nullopt;
     return std::string{value};
@@ -66,17 +59,17 @@ bool same_origin(const request_view& req) {
   // Browsers since 2020-2023 send Sec-Fetch-Site on every request, and
   // scripts cannot set it: it alone decides when present.
   if (auto site = req.header("Sec-Fetch-Site"))
-    return core::ascii_iequals(trim(*site), "same-origin");
+    return core::ascii_iequals(core::trim_blanks(*site), "same-origin");
   auto origin = req.header("Origin");
   auto host = req.header("Host");
   if (!origin || !host)
     return false;
-  auto o = trim(*origin);
+  auto o = core::trim_blanks(*origin);
   auto scheme_end = o.find("://");
   if (scheme_end == std::string_view::npos)
     return false; // "null" (a sandboxed or privacy-sensitive context)
   o.remove_prefix(scheme_end + 3);
-  auto h = trim(*host);
+  auto h = core::trim_blanks(*host);
   return !o.empty() && o.size() == h.size() && core::ascii_iequals(o, h);
 }
 

@@ -20,14 +20,6 @@ constexpr std::array<std::string_view, 7> email_names{
 // How many header names an error message lists.
 constexpr std::size_t listed_names = 20;
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
 bool has_at(std::string_view s) {
   return !s.empty() && std::memchr(s.data(), '@', s.size()) != nullptr;
 }
@@ -69,7 +61,7 @@ bool intake::stop(error e) {
 }
 
 bool intake::choose_column(const csv_record& first) {
-  auto wanted = trim(opts_.email_column);
+  auto wanted = trim_blanks(opts_.email_column);
   bool header = true;
   for (auto cell : first.fields)
     if (has_at(cell)) {
@@ -93,7 +85,7 @@ bool intake::choose_column(const csv_record& first) {
   std::vector<std::string> names;
   names.reserve(first.fields.size());
   for (auto cell : first.fields)
-    names.emplace_back(trim(cell));
+    names.emplace_back(trim_blanks(cell));
   auto find = [&](std::string_view name) {
     for (std::size_t i = 0; i < names.size(); ++i)
       if (ascii_iequals(names[i], name))
@@ -165,7 +157,7 @@ void intake::add_row(std::string_view cell) {
 bool intake::on_record(const csv_record& record) {
   bool blank = true;
   for (auto cell : record.fields)
-    if (!trim(cell).empty()) {
+    if (!trim_blanks(cell).empty()) {
       blank = false;
       break;
     }
@@ -181,7 +173,7 @@ bool intake::on_record(const csv_record& record) {
   }
   ++result_.total_rows;
   auto column = result_.column;
-  add_row(column < record.fields.size() ? trim(record.fields[column])
+  add_row(column < record.fields.size() ? trim_blanks(record.fields[column])
                                         : std::string_view{});
   return !error_;
 }

@@ -9,14 +9,6 @@ namespace mailassay::core::batch {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
 error bad_request(std::string message) {
   return make_error(errc::bad_request, std::move(message));
 }
@@ -38,11 +30,11 @@ struct header_value {
 header_value parse_header_value(std::string_view s) {
   header_value out;
   auto semi = s.find(';');
-  out.value = trim(s.substr(0, semi));
+  out.value = trim_blanks(s.substr(0, semi));
   auto i = semi == s.npos ? s.size() : semi + 1;
   while (i < s.size()) {
     auto name_end = s.find_first_of("=;", i);
-    auto name = trim(s.substr(i, name_end - i));
+    auto name = trim_blanks(s.substr(i, name_end - i));
     if (name_end == s.npos || s[name_end] == ';') {
       i = name_end == s.npos ? s.size() : name_end + 1;
       continue;
@@ -64,7 +56,7 @@ header_value parse_header_value(std::string_view s) {
       i = next == s.npos ? s.size() : next + 1;
     } else {
       auto end = s.find(';', i);
-      value = trim(s.substr(i, end - i));
+      value = trim_blanks(s.substr(i, end - i));
       i = end == s.npos ? s.size() : end + 1;
     }
     out.params.emplace_back(std::string{name}, std::move(value));
@@ -151,8 +143,8 @@ parse_multipart_body(std::string_view body, std::string_view boundary) {
       auto colon = line.find(':');
       if (colon == line.npos)
         continue;
-      auto name = trim(line.substr(0, colon));
-      auto value = trim(line.substr(colon + 1));
+      auto name = trim_blanks(line.substr(0, colon));
+      auto value = trim_blanks(line.substr(colon + 1));
       if (ascii_iequals(name, "Content-Disposition")) {
         auto h = parse_header_value(value);
         if (auto n = h.param("name"); n && !n->empty()) {

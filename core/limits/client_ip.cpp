@@ -1,5 +1,7 @@
 #include "core/limits/client_ip.hpp"
 
+#include "core/base/ascii.hpp"
+
 #include <algorithm>
 #include <arpa/inet.h>
 #include <charconv>
@@ -12,14 +14,6 @@ namespace {
 constexpr std::array<std::uint8_t, 12> v4_mapped_prefix = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
 bool valid_port(std::string_view s) {
   unsigned port = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), port);
@@ -30,7 +24,7 @@ bool valid_port(std::string_view s) {
 // One X-Forwarded-For hop: a bare address, or one with a port (some
 // proxies append it), IPv6 then in brackets.
 std::optional<ip_address> parse_hop(std::string_view hop) {
-  hop = trim(hop);
+  hop = trim_blanks(hop);
   if (hop.starts_with('[')) {
     auto close = hop.find(']');
     if (close == std::string_view::npos)
@@ -93,7 +87,7 @@ expected<trusted_networks>
 trusted_networks::parse(std::span<const std::string> entries) {
   trusted_networks out;
   for (const auto& entry : entries) {
-    auto text = trim(entry);
+    auto text = trim_blanks(entry);
     auto bad = [&] {
       return make_error(errc::validation_failed,
                         "invalid trusted proxy: " + std::string(entry));
@@ -146,7 +140,7 @@ bool trusted_networks::contains(const ip_address& ip) const {
 
 std::string client_ip(std::string_view peer, std::string_view x_forwarded_for,
                       const trusted_networks& trusted) {
-  auto peer_ip = parse_ip(trim(peer));
+  auto peer_ip = parse_ip(trim_blanks(peer));
   if (!peer_ip)
     return std::string(peer);
   if (trusted.empty() || !trusted.contains(*peer_ip))

@@ -6,6 +6,7 @@
 
 using mailassay::core::ascii_iequals;
 using mailassay::core::ascii_lower;
+using mailassay::core::trim_blanks;
 
 TEST_SUITE("core.base.ascii") {
   TEST_CASE("ascii_iequals ignores the case of ASCII letters only") {
@@ -34,5 +35,37 @@ TEST_SUITE("core.base.ascii") {
         b.insert(b.begin() + 1, static_cast<char>(y));
         REQUIRE(ascii_iequals(a, b) == (ascii_lower(a) == ascii_lower(b)));
       }
+  }
+
+  TEST_CASE("trim_blanks removes spaces and tabs at both ends only") {
+    struct row {
+      std::string_view in;
+      std::string_view out;
+    };
+    const row rows[] = {
+        {"", ""},
+        {" ", ""},
+        {" \t \t", ""},
+        {"a", "a"},
+        {"  a", "a"},
+        {"a\t\t", "a"},
+        {"\t a b \t", "a b"},
+        {"a \t b", "a \t b"},
+        // Other white space is content: CR, LF, VT, FF and NBSP stay.
+        {"\r\na\r\n", "\r\na\r\n"},
+        {"\va\f", "\va\f"},
+        {" \xc2\xa0"
+         "a ",
+         "\xc2\xa0"
+         "a"},
+    };
+    for (const auto& r : rows) {
+      CAPTURE(r.in);
+      CHECK(trim_blanks(r.in) == r.out);
+    }
+    // The result is a view into the argument, not a copy.
+    std::string_view s = "  kept  ";
+    CHECK(trim_blanks(s).data() == s.data() + 2);
+    static_assert(trim_blanks(" x\t") == "x");
   }
 }
