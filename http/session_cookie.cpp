@@ -140,8 +140,7 @@ void refresh(call c) {
     return c.ex->fail(cross_site());
   auto t = token(c.req());
   if (!t)
-    return c.ex->fail(
-        core::make_error(core::errc::unauthorized, "Unauthorized"));
+    return c.ex->fail(core::unauthorized());
   with_storage(c,
                [c, t = std::move(*t)](use_cases::accounts::account_env& env) {
                  reply(c, use_cases::accounts::refresh(env, t), 200);

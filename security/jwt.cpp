@@ -25,10 +25,6 @@ int decode_char(char c) {
   return -1;
 }
 
-core::error unauthorized() {
-  return core::make_error(core::errc::unauthorized, "Unauthorized");
-}
-
 // We only ever issue and accept HS256; a key id (base62, nothing to
 // escape) follows when the key has one.
 std::string encoded_header(std::string_view kid) {
@@ -132,11 +128,11 @@ core::expected<access_claims> verify_access_token(std::string_view token,
                                                   std::int64_t now) {
   auto first = token.find('.');
   if (first == std::string_view::npos)
-    return unauthorized();
+    return core::unauthorized();
   auto second = token.find('.', first + 1);
   if (second == std::string_view::npos ||
       token.find('.', second + 1) != std::string_view::npos)
-    return unauthorized();
+    return core::unauthorized();
   auto payload_part = token.substr(first + 1, second - first - 1);
   auto signature_part = token.substr(second + 1);
   // Refuse any header but ours before looking at the signature, so `alg:
@@ -144,11 +140,11 @@ core::expected<access_claims> verify_access_token(std::string_view token,
   auto header = read_header(token);
   if (!header.is_object() || !header.contains("alg") ||
       header["alg"] != "HS256")
-    return unauthorized();
+    return core::unauthorized();
   std::string kid;
   if (auto k = header.find("kid"); k != header.end()) {
     if (!k->is_string())
-      return unauthorized();
+      return core::unauthorized();
     kid = k->get<std::string>();
   }
   const jwt_key* key = nullptr;
@@ -156,23 +152,23 @@ core::expected<access_claims> verify_access_token(std::string_view token,
     if (candidate.kid == kid)
       key = &candidate;
   if (!key)
-    return unauthorized();
+    return core::unauthorized();
   std::string signature;
   if (!base64url_decode(signature_part, signature))
-    return unauthorized();
+    return core::unauthorized();
   auto expected_sig = hmac_sha256(key->secret, token.substr(0, second));
   if (!constant_time_equal(signature, expected_sig))
-    return unauthorized();
+    return core::unauthorized();
   std::string payload_json;
   if (!base64url_decode(payload_part, payload_json))
-    return unauthorized();
+    return core::unauthorized();
   auto payload = nlohmann::json::parse(payload_json, nullptr, false);
   if (!payload.is_object())
-    return unauthorized();
+    return core::unauthorized();
   try {
     access_claims claims;
     if (payload.value("typ", "") != "access")
-      return unauthorized();
+      return core::unauthorized();
     claims.user_id = payload.at("sub").get<std::string>();
     claims.organization_id = payload.at("org").get<std::string>();
     claims.role = payload.at("role").get<std::string>();
@@ -182,19 +178,19 @@ core::expected<access_claims> verify_access_token(std::string_view token,
     const auto& iat = payload.at("iat");
     const auto& exp = payload.at("exp");
     if (!iat.is_number_integer() || !exp.is_number_integer())
-      return unauthorized();
+      return core::unauthorized();
     claims.issued_at = iat.get<std::int64_t>();
     claims.expires_at = exp.get<std::int64_t>();
     if (claims.expires_at <= now)
-      return unauthorized();
+      return core::unauthorized();
     // A retired key signs nothing new: only tokens issued before (or just
     // after, by a process that had not heard of the rotation yet) pass.
     if (key->retired_at != 0 &&
         claims.issued_at > key->retired_at + retired_grace_seconds)
-      return unauthorized();
+      return core::unauthorized();
     return claims;
   } catch (const nlohmann::json::exception&) {
-    return unauthorized();
+    return core::unauthorized();
   }
 }
 

@@ -14,19 +14,15 @@ namespace {
 using core::errc;
 using core::make_error;
 
-core::error unauthorized() {
-  return make_error(errc::unauthorized, "Unauthorized");
-}
-
 // The rules a loaded key must pass: active, and used from an allowed
 // origin when it is domain-restricted.
 expected<principal> admit_key(std::shared_ptr<const acc::api_key> key,
                               const credentials& c) {
   if (key->status != acc::key_status::active)
-    return unauthorized();
+    return core::unauthorized();
   if (!key->allowed_domains.empty()) {
     if (c.origin_host.empty())
-      return unauthorized();
+      return core::unauthorized();
     bool allowed = false;
     for (auto& d : key->allowed_domains)
       allowed = allowed || acc::host_matches_domain(c.origin_host, d);
@@ -48,7 +44,7 @@ expected<principal> key_principal(account_env& env, const credentials& c) {
     auto row = env.db.find_api_key_by_hash(hash);
     if (!row) {
       if (row.error_value().code == errc::not_found)
-        return unauthorized();
+        return core::unauthorized();
       return std::move(row).error_value();
     }
     env.keys.put(*row, env.now, since);
@@ -76,17 +72,17 @@ expected<principal> user_principal(account_env& env, const credentials& c) {
   reload_keys_if_unknown(env, c.bearer);
   auto claims = env.jwt.verify(c.bearer, env.now);
   if (!claims)
-    return unauthorized();
+    return core::unauthorized();
   // The role and membership come from storage, not the token: a removed or
   // demoted member loses rights at once.
   auto m = env.db.find_member(claims->user_id);
   if (!m) {
     if (m.error_value().code == errc::not_found)
-      return unauthorized();
+      return core::unauthorized();
     return std::move(m).error_value();
   }
   if (m->organization_id != claims->organization_id)
-    return unauthorized();
+    return core::unauthorized();
   principal p;
   p.type = principal::kind::user;
   p.user_organization_id = m->organization_id;
@@ -101,7 +97,7 @@ expected<principal> authenticate(account_env& env, const credentials& c) {
   if (!c.has_authorization)
     return make_error(errc::no_authorization, "No authorization header");
   if (c.bearer.empty())
-    return unauthorized();
+    return core::unauthorized();
   if (acc::classify_bearer(c.bearer) == acc::credential_kind::api_key)
     return key_principal(env, c);
   return user_principal(env, c);
@@ -114,7 +110,7 @@ std::optional<expected<principal>> authenticate_cached(const key_cache& keys,
     return expected<principal>{
         make_error(errc::no_authorization, "No authorization header")};
   if (c.bearer.empty())
-    return expected<principal>{unauthorized()};
+    return expected<principal>{core::unauthorized()};
   if (acc::classify_bearer(c.bearer) != acc::credential_kind::api_key)
     return std::nullopt;
   auto key = keys.find(security::sha256_hex_recent(c.bearer), now);

@@ -17,10 +17,6 @@ namespace {
 using core::errc;
 using core::make_error;
 
-core::error unauthorized() {
-  return make_error(errc::unauthorized, "Unauthorized");
-}
-
 // Issues an access token and a refresh token of `family` for `m`.
 expected<session> open_session(account_env& env, const acc::member& m,
                                std::string family) {
@@ -88,10 +84,10 @@ expected<session> login(account_env& env, const std::string& email,
     if (m.error_value().code != errc::not_found)
       return std::move(m).error_value();
     security::verify_dummy_password(password);
-    return unauthorized();
+    return core::unauthorized();
   }
   if (!security::verify_password(password, m->person.password_hash))
-    return unauthorized();
+    return core::unauthorized();
   return open_session(env, *m, security::new_id("fam"));
 }
 
@@ -99,11 +95,11 @@ expected<session> refresh(account_env& env, const std::string& token) {
   auto row = env.db.find_refresh_token(security::sha256_hex(token));
   if (!row) {
     if (row.error_value().code == errc::not_found)
-      return unauthorized();
+      return core::unauthorized();
     return std::move(row).error_value();
   }
   if (row->revoked || row->expires_at <= env.now)
-    return unauthorized();
+    return core::unauthorized();
   auto spent =
       row->spent ? expected<bool>{false} : env.db.spend_refresh_token(row->id);
   if (!spent)
@@ -112,12 +108,12 @@ expected<session> refresh(account_env& env, const std::string& token) {
     // A token presented twice was stolen or replayed: end the whole login.
     if (auto ok = env.db.revoke_token_family(row->family_id); !ok)
       return std::move(ok).error_value();
-    return unauthorized();
+    return core::unauthorized();
   }
   auto m = env.db.find_member(row->user_id);
   if (!m) {
     if (m.error_value().code == errc::not_found)
-      return unauthorized();
+      return core::unauthorized();
     return std::move(m).error_value();
   }
   return open_session(env, *m, row->family_id);
