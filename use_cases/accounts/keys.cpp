@@ -41,6 +41,19 @@ void settle_key_change(account_env& env, const std::string& key_hash,
       processes, key_change_ack_limit);
 }
 
+// Applies `u` to the organization's key `key_id` and settles the change
+// (every process forgets the old key before the answer).
+expected<acc::api_key> change_key(account_env& env, const principal& who,
+                                  const std::string& key_id,
+                                  const storage::api_key_update& u) {
+  auto mark = echo_mark(env);
+  auto updated =
+      env.db.update_api_key(who.organization_id(), key_id, u, env.now);
+  if (updated)
+    settle_key_change(env, updated->key_hash, mark);
+  return updated;
+}
+
 expected<unit> check_manager(const principal& who, const char* what) {
   if (!acc::may_manage_keys(who.role))
     return make_error(errc::forbidden,
@@ -80,6 +93,9 @@ acc::rate_limits default_key_limits(const config::settings& cfg) {
           limit(cfg.limits.key_per_day)};
 }
 
+// Reads are one storage call scoped to the caller's organization, written
+// out per resource by design (use_cases/webhooks has the same two for
+// endpoints): a shared template would hide which storage call runs.
 expected<std::vector<acc::api_key>> list_keys(account_env& env,
                                               const principal& who) {
   return env.db.list_api_keys(who.organization_id());
@@ -109,12 +125,7 @@ expected<acc::api_key> update_key(account_env& env, const principal& who,
     c.random_detection = p.random_detection.value_or(c.random_detection);
     u.config = c;
   }
-  auto mark = echo_mark(env);
-  auto updated =
-      env.db.update_api_key(who.organization_id(), key_id, u, env.now);
-  if (updated)
-    settle_key_change(env, updated->key_hash, mark);
-  return updated;
+  return change_key(env, who, key_id, u);
 }
 
 expected<acc::api_key> set_key_status(account_env& env, const principal& who,
@@ -127,12 +138,7 @@ expected<acc::api_key> set_key_status(account_env& env, const principal& who,
     return std::move(ok).error_value();
   storage::api_key_update u;
   u.status = status;
-  auto mark = echo_mark(env);
-  auto updated =
-      env.db.update_api_key(who.organization_id(), key_id, u, env.now);
-  if (updated)
-    settle_key_change(env, updated->key_hash, mark);
-  return updated;
+  return change_key(env, who, key_id, u);
 }
 
 expected<unit> delete_key(account_env& env, const principal& who,

@@ -87,6 +87,8 @@ expected<endpoint_with_secret> create_endpoint(account_env& env,
   return out;
 }
 
+// Reads are one storage call scoped to the caller's organization, written
+// out per resource by design (as the keys' in use_cases/accounts/keys.cpp).
 expected<std::vector<wh::endpoint>> list_endpoints(account_env& env,
                                                    const principal& who) {
   return env.db.list_webhooks(who.organization_id());
