@@ -56,6 +56,46 @@ inline void reply_empty(const call& c, const core::expected<core::unit>& r) {
   c.ex->respond(response{204, {}, "application/json", {}});
 }
 
+/// For a user (not an API key): answers `status` with
+/// `encode(run(env, principal, args...))`, or the error. `args` (a path id,
+/// a value of the route) are copied into the storage job.
+template <class Run, class Encode, class... Args>
+void answer_user(call c, int status, Run run, Encode encode, Args... args) {
+  with_principal(c, true,
+                 [c, status, run, encode,
+                  args...](use_cases::accounts::account_env& env,
+                           const use_cases::accounts::principal& p) {
+                   reply(c, run(env, p, args...), status, encode);
+                 });
+}
+
+/// As `answer_user`, with `input` (a body or query value decoded before the
+/// storage job) passed to `run` last. Input that did not decode is answered
+/// only after the credentials pass: a stranger learns nothing from a 422.
+template <class T, class Run, class Encode, class... Args>
+void answer_user_with(call c, core::expected<T> input, int status, Run run,
+                      Encode encode, Args... args) {
+  with_principal(c, true,
+                 [c, input = std::move(input), status, run, encode,
+                  args...](use_cases::accounts::account_env& env,
+                           const use_cases::accounts::principal& p) {
+                   if (!input)
+                     return c.ex->fail(input.error_value());
+                   reply(c, run(env, p, args..., *input), status, encode);
+                 });
+}
+
+/// For a user: answers 204 when `run(env, principal, args...)` succeeds
+/// (a deletion), or the error.
+template <class Run, class... Args>
+void answer_user_empty(call c, Run run, Args... args) {
+  with_principal(c, true,
+                 [c, run, args...](use_cases::accounts::account_env& env,
+                                   const use_cases::accounts::principal& p) {
+                   reply_empty(c, run(env, p, args...));
+                 });
+}
+
 // Handlers, one per endpoint, grouped by file.
 void handle_health(call c);
 void handle_status(call c);

@@ -9,44 +9,67 @@ namespace mailassay::http {
 
 namespace uc = use_cases::accounts;
 
-void handle_signup(call c) {
+namespace {
+
+// What sign-up and login read before their throttle: the body, and whether
+// the session goes into the cookie (`?session=cookie`).
+template <class T>
+struct session_request {
+  T body;
+  bool cookie;
+};
+
+// Never cached (the answer carries tokens); empty once a bad body or
+// session mode has been answered.
+template <class T>
+std::optional<session_request<T>> read_session_request(call c,
+                                                       core::expected<T> in) {
   c.ex->add_header("Cache-Control", "no-store");
-  auto in = codec::signup(c.req());
-  if (!in)
-    return c.ex->fail(in.error_value());
+  if (!in) {
+    c.ex->fail(in.error_value());
+    return std::nullopt;
+  }
   auto cookie = session_cookie::mode(c);
   if (!cookie)
+    return std::nullopt;
+  return session_request<T>{std::move(*in), *cookie};
+}
+
+// Answers a new session in the form the request asked for.
+void reply_session(const call& c, const core::expected<uc::session>& r,
+                   int status, bool cookie) {
+  if (cookie)
+    return session_cookie::reply(c, r, status);
+  reply(c, r, status, codec::session);
+}
+
+} // namespace
+
+void handle_signup(call c) {
+  auto in = read_session_request(c, codec::signup(c.req()));
+  if (!in)
     return;
-  admit_signup(c, [c, in = std::move(*in), cookie] {
-    with_storage(c, [c, in, cookie](uc::account_env& env) {
-      if (*cookie)
-        return session_cookie::reply(c, uc::signup(env, in), 201);
-      reply(c, uc::signup(env, in), 201, codec::session);
+  admit_signup(c, [c, in = std::move(*in)] {
+    with_storage(c, [c, in](uc::account_env& env) {
+      reply_session(c, uc::signup(env, in.body), 201, in.cookie);
     });
   });
 }
 
 void handle_login(call c) {
-  c.ex->add_header("Cache-Control", "no-store");
-  auto in = codec::login(c.req());
+  auto in = read_session_request(c, codec::login(c.req()));
   if (!in)
-    return c.ex->fail(in.error_value());
-  auto cookie = session_cookie::mode(c);
-  if (!cookie)
     return;
-  auto email = in->first;
-  admit_login(
-      c, email,
-      [c, in = std::move(*in), cookie](const actors::window_scope& account) {
-        with_storage(c, [c, in, account, cookie](uc::account_env& env) {
-          auto r = uc::login(env, in.first, in.second);
-          if (!r && r.error_value().code == core::errc::unauthorized)
-            login_failed(c, account);
-          if (*cookie)
-            return session_cookie::reply(c, r, 200);
-          reply(c, r, 200, codec::session);
-        });
-      });
+  auto email = in->body.first;
+  admit_login(c, email,
+              [c, in = std::move(*in)](const actors::window_scope& account) {
+                with_storage(c, [c, in, account](uc::account_env& env) {
+                  auto r = uc::login(env, in.body.first, in.body.second);
+                  if (!r && r.error_value().code == core::errc::unauthorized)
+                    login_failed(c, account);
+                  reply_session(c, r, 200, in.cookie);
+                });
+              });
 }
 
 void handle_refresh(call c) {
@@ -99,40 +122,21 @@ void handle_get_organization(call c) {
 }
 
 void handle_list_members(call c) {
-  with_principal(c, true, [c](uc::account_env& env, const uc::principal& p) {
-    reply(c, uc::list_members(env, p), 200, codec::members);
-  });
+  answer_user(c, 200, uc::list_members, codec::members);
 }
 
 void handle_add_member(call c) {
-  auto in = codec::new_member(c.req());
-  with_principal(
-      c, true,
-      [c, in = std::move(in)](uc::account_env& env, const uc::principal& p) {
-        if (!in)
-          return c.ex->fail(in.error_value());
-        reply(c, uc::add_member(env, p, *in), 201, codec::member);
-      });
+  answer_user_with(c, codec::new_member(c.req()), 201, uc::add_member,
+                   codec::member);
 }
 
 void handle_update_member(call c) {
-  auto r = codec::role_change(c.req());
-  auto id = c.req().params.at("userId");
-  with_principal(
-      c, true,
-      [c, r = std::move(r), id](uc::account_env& env, const uc::principal& p) {
-        if (!r)
-          return c.ex->fail(r.error_value());
-        reply(c, uc::change_member_role(env, p, id, *r), 200, codec::member);
-      });
+  answer_user_with(c, codec::role_change(c.req()), 200, uc::change_member_role,
+                   codec::member, c.req().params.at("userId"));
 }
 
 void handle_remove_member(call c) {
-  auto id = c.req().params.at("userId");
-  with_principal(c, true,
-                 [c, id](uc::account_env& env, const uc::principal& p) {
-                   reply_empty(c, uc::remove_member(env, p, id));
-                 });
+  answer_user_empty(c, uc::remove_member, c.req().params.at("userId"));
 }
 
 } // namespace mailassay::http

@@ -14,59 +14,31 @@ namespace wc = codec;
 void handle_create_webhook(call c) {
   // The answer carries the signing secret.
   c.ex->add_header("Cache-Control", "no-store");
-  auto in = wc::new_endpoint(c.req());
-  with_principal(
-      c, true,
-      [c, in = std::move(in)](uc::account_env& env, const uc::principal& p) {
-        if (!in)
-          return c.ex->fail(in.error_value());
-        reply(c, uc::create_endpoint(env, p, *in), 201,
-              wc::endpoint_with_secret);
-      });
+  answer_user_with(c, wc::new_endpoint(c.req()), 201, uc::create_endpoint,
+                   wc::endpoint_with_secret);
 }
 
 void handle_list_webhooks(call c) {
-  with_principal(c, true, [c](uc::account_env& env, const uc::principal& p) {
-    reply(c, uc::list_endpoints(env, p), 200, wc::endpoint_list);
-  });
+  answer_user(c, 200, uc::list_endpoints, wc::endpoint_list);
 }
 
 void handle_get_webhook(call c) {
-  auto id = c.req().params.at("id");
-  with_principal(c, true,
-                 [c, id](uc::account_env& env, const uc::principal& p) {
-                   reply(c, uc::get_endpoint(env, p, id), 200, wc::endpoint);
-                 });
+  answer_user(c, 200, uc::get_endpoint, wc::endpoint, c.req().params.at("id"));
 }
 
 void handle_update_webhook(call c) {
-  auto patch = wc::endpoint_update(c.req());
-  auto id = c.req().params.at("id");
-  with_principal(c, true,
-                 [c, id, patch = std::move(patch)](uc::account_env& env,
-                                                   const uc::principal& p) {
-                   if (!patch)
-                     return c.ex->fail(patch.error_value());
-                   reply(c, uc::update_endpoint(env, p, id, *patch), 200,
-                         wc::endpoint);
-                 });
+  answer_user_with(c, wc::endpoint_update(c.req()), 200, uc::update_endpoint,
+                   wc::endpoint, c.req().params.at("id"));
 }
 
 void handle_delete_webhook(call c) {
-  auto id = c.req().params.at("id");
-  with_principal(c, true,
-                 [c, id](uc::account_env& env, const uc::principal& p) {
-                   reply_empty(c, uc::delete_endpoint(env, p, id));
-                 });
+  answer_user_empty(c, uc::delete_endpoint, c.req().params.at("id"));
 }
 
 void handle_rotate_webhook_secret(call c) {
   c.ex->add_header("Cache-Control", "no-store");
-  auto id = c.req().params.at("id");
-  with_principal(
-      c, true, [c, id](uc::account_env& env, const uc::principal& p) {
-        reply(c, uc::rotate_secret(env, p, id), 200, wc::endpoint_with_secret);
-      });
+  answer_user(c, 200, uc::rotate_secret, wc::endpoint_with_secret,
+              c.req().params.at("id"));
 }
 
 void handle_test_webhook(call c) {
@@ -81,15 +53,9 @@ void handle_test_webhook(call c) {
 }
 
 void handle_webhook_deliveries(call c) {
-  auto id = c.req().params.at("id");
-  auto limit = codec::integer_param(c.req(), "limit", 20, 1, 100);
-  with_principal(c, true,
-                 [c, id, limit](uc::account_env& env, const uc::principal& p) {
-                   if (!limit)
-                     return c.ex->fail(limit.error_value());
-                   reply(c, uc::list_deliveries(env, p, id, *limit), 200,
-                         wc::delivery_list);
-                 });
+  answer_user_with(c, codec::integer_param(c.req(), "limit", 20, 1, 100), 200,
+                   uc::list_deliveries, wc::delivery_list,
+                   c.req().params.at("id"));
 }
 
 } // namespace mailassay::http
