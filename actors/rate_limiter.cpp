@@ -55,19 +55,10 @@ token_bucket& one_window(bucket_table<std::string>& table,
 template <class Bucket>
 limit_decision to_decision(const bucket_list<Bucket>& list,
                            const core::limits::combined_decision& r) {
-  limit_decision out;
-  out.allowed = r.result.allowed;
-  out.limit = r.result.limit;
-  out.remaining = r.result.remaining;
-  out.reset_seconds = r.result.reset_seconds;
-  out.retry_after_seconds = r.result.retry_after_seconds;
-  if (list.size > 0) {
-    out.reported = list.scopes[r.index];
-    out.period = list.buckets[r.index]->spec().period;
-  }
-  if (!out.allowed)
-    out.refused_by = out.reported;
-  return out;
+  if (list.size == 0)
+    return decision_of(r, limit_scope::none, millis{0});
+  return decision_of(r, list.scopes[r.index],
+                     list.buckets[r.index]->spec().period);
 }
 
 std::optional<window_spec> ip_window(std::int64_t ip_per_minute,
@@ -129,6 +120,21 @@ std::string auth_id(limit_scope scope, const window_scope& w) {
 }
 
 } // namespace
+
+limit_decision decision_of(const core::limits::combined_decision& r,
+                           limit_scope reported, core::limits::millis period) {
+  limit_decision out;
+  out.allowed = r.result.allowed;
+  out.limit = r.result.limit;
+  out.remaining = r.result.remaining;
+  out.reset_seconds = r.result.reset_seconds;
+  out.retry_after_seconds = r.result.retry_after_seconds;
+  out.reported = reported;
+  out.period = period;
+  if (!out.allowed)
+    out.refused_by = reported;
+  return out;
+}
 
 std::string_view to_string(limit_scope s) {
   switch (s) {

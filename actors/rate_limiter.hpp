@@ -101,6 +101,13 @@ struct limit_decision {
   core::limits::millis period{0};
 };
 
+/// The decision `r` over a limiter's windows as it is reported: the figures
+/// of the window that decided, `reported` its scope and `period` its period
+/// (`none` and 0 when no window applied); a refusal names that scope. The
+/// local and the shared limiter answer through it alike.
+limit_decision decision_of(const core::limits::combined_decision& r,
+                           limit_scope reported, core::limits::millis period);
+
 /// Settings of the limiter (filled from `config::limits_settings`).
 struct rate_limiter_options {
   /// Default per-IP limit on validate (MAILASSAY_LIMITS_IP_PER_MINUTE).

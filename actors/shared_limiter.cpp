@@ -98,20 +98,10 @@ const char* table_name(limiter_table t) {
 limit_decision decision_of(const std::vector<limit_window>& windows,
                            std::size_t from, std::size_t count,
                            const core::limits::combined_decision& r) {
-  limit_decision out;
-  out.allowed = r.result.allowed;
-  out.limit = r.result.limit;
-  out.remaining = r.result.remaining;
-  out.reset_seconds = r.result.reset_seconds;
-  out.retry_after_seconds = r.result.retry_after_seconds;
-  if (count > 0 && r.index < count) {
-    const auto& w = windows[from + r.index];
-    out.reported = w.scope;
-    out.period = w.spec.period;
-  }
-  if (!out.allowed)
-    out.refused_by = out.reported;
-  return out;
+  if (count == 0 || r.index >= count)
+    return decision_of(r, limit_scope::none, core::limits::millis{0});
+  const auto& w = windows[from + r.index];
+  return decision_of(r, w.scope, w.spec.period);
 }
 
 // What one script call asks: the windows to take from, then those to read.

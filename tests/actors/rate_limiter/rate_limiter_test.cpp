@@ -367,4 +367,34 @@ TEST_SUITE("actors.rate_limiter") {
     f.tick(50s);
     CHECK(f.limiter->gauges().ip_buckets == 0);
   }
+
+  TEST_CASE("decision_of reports the deciding window's figures and scope") {
+    mailassay::core::limits::combined_decision allowed;
+    allowed.result = {true, 100, 42, 30, 0};
+    auto a = decision_of(allowed, limit_scope::key, millis{3'600'000});
+    CHECK(a.allowed);
+    CHECK(a.limit == 100);
+    CHECK(a.remaining == 42);
+    CHECK(a.reset_seconds == 30);
+    CHECK(a.retry_after_seconds == 0);
+    CHECK(a.reported == limit_scope::key);
+    CHECK(a.period == millis{3'600'000});
+    CHECK(a.refused_by == limit_scope::none);
+
+    mailassay::core::limits::combined_decision refused;
+    refused.result = {false, 10, 0, 50, 6};
+    auto r = decision_of(refused, limit_scope::ip, millis{60'000});
+    CHECK_FALSE(r.allowed);
+    CHECK(r.retry_after_seconds == 6);
+    CHECK(r.reported == limit_scope::ip);
+    CHECK(r.refused_by == limit_scope::ip);
+
+    // No window applied: nothing reported, nothing named.
+    auto none = decision_of({}, limit_scope::none, millis{0});
+    CHECK(none.allowed);
+    CHECK(none.reported == limit_scope::none);
+    CHECK(none.refused_by == limit_scope::none);
+    CHECK(none.limit == 0);
+    CHECK(none.period == millis{0});
+  }
 }
