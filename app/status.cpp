@@ -1,17 +1,16 @@
 // `mailassay status`: the live pool gauges of a running server, read from
 // its /metrics over plain HTTP and printed as tables for a terminal.
 #include "app/app.hpp"
+#include "net/blocking_socket.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <map>
 #include <netdb.h>
 #include <optional>
-#include <poll.h>
 #include <string_view>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -118,34 +117,18 @@ std::string http_get(const std::string& host, const std::string& port,
   auto request =
       "GET " + path + " HTTP/1.1\r\nHost: " + host +
       "\r\nConnection: close\r\nUser-Agent: mailassay-status\r\n\r\n";
-  std::size_t sent = 0;
-  while (sent < request.size()) {
-    auto n =
-        ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) {
-      ::close(fd);
-      error = "the server closed the connection";
-      return {};
-    }
-    sent += static_cast<std::size_t>(n);
+  if (!net::send_all(fd, request)) {
+    ::close(fd);
+    error = "the server closed the connection";
+    return {};
   }
-  std::string answer;
-  char buf[16384];
-  for (;;) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, timeout_ms) <= 0) {
-      ::close(fd);
-      error = "no answer from " + host + ":" + port + " in time";
-      return {};
-    }
-    auto n = ::recv(fd, buf, sizeof buf, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    answer.append(buf, static_cast<std::size_t>(n));
-  }
+  auto received = net::read_to_end(fd, std::chrono::milliseconds(timeout_ms));
   ::close(fd);
+  if (!received) {
+    error = "no answer from " + host + ":" + port + " in time";
+    return {};
+  }
+  const auto& answer = *received;
   auto head_end = answer.find("\r\n\r\n");
   if (answer.rfind("HTTP/1.1 200", 0) != 0 || head_end == std::string::npos) {
     error = "unexpected answer: " + answer.substr(0, answer.find("\r\n"));

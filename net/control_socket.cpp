@@ -1,5 +1,7 @@
 #include "net/control_socket.hpp"
 
+#include "net/blocking_socket.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <poll.h>
@@ -43,29 +45,6 @@ int connect_to(const sockaddr_un& a) {
     return -1;
   }
   return fd;
-}
-
-// Waits until `fd` is readable (or writable) for at most `ms`.
-bool wait_for(int fd, short events, int ms) {
-  pollfd p{fd, events, 0};
-  for (;;) {
-    int n = ::poll(&p, 1, ms);
-    if (n < 0 && errno == EINTR)
-      continue;
-    return n > 0;
-  }
-}
-
-bool send_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    auto n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
 }
 
 // Only the server's own user and root may give it commands.
@@ -215,27 +194,12 @@ core::expected<std::string> control_request(const std::string& path,
     return make_error(errc::unavailable, "the server closed " + path);
   }
   ::shutdown(fd, SHUT_WR);
-  std::string answer;
-  char buf[4096];
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0 ||
-        !wait_for(fd, POLLIN, static_cast<int>(left.count()))) {
-      ::close(fd);
-      return make_error(errc::request_timeout,
-                        "no answer on " + path + " in time");
-    }
-    auto n = ::recv(fd, buf, sizeof buf, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    answer.append(buf, static_cast<std::size_t>(n));
-  }
+  auto answer = read_to_end(fd, timeout);
   ::close(fd);
-  return answer;
+  if (!answer)
+    return make_error(errc::request_timeout,
+                      "no answer on " + path + " in time");
+  return std::move(*answer);
 }
 
 } // namespace mailassay::net

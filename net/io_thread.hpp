@@ -3,10 +3,20 @@
 #include <asio/executor_work_guard.hpp>
 #include <asio/io_context.hpp>
 
+#include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 
 namespace mailassay::net {
+
+/// Runs `f` on `io`'s thread and returns once it ran: at once when called
+/// on that thread, else posted and waited for, at most `limit`. A loop that
+/// is not running never answers: then this returns false and `f` runs only
+/// if the loop runs again (`f` keeps what it touches alive). How the
+/// cluster adapters stop from any thread.
+bool run_on_loop(asio::io_context& io, std::function<void()> f,
+                 std::chrono::milliseconds limit = std::chrono::seconds(5));
 
 /// One event loop on a thread of its own: an io_context kept running until
 /// `stop`. The cluster adapters (PostgreSQL listener, Redis client) share

@@ -1,5 +1,7 @@
 #include "net/pg_listener.hpp"
 
+#include "net/io_thread.hpp"
+
 #include <asio/posix/stream_descriptor.hpp>
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
@@ -282,19 +284,8 @@ std::shared_ptr<pg_listener> pg_listener::start(asio::io_context& ioctx,
 }
 
 void pg_listener::stop() {
-  auto& p = *impl_;
-  if (p.io.get_executor().running_in_this_thread()) {
-    p.stop();
-    return;
-  }
-  auto done = std::make_shared<std::promise<void>>();
-  auto result = done->get_future();
-  asio::post(p.io, [self = shared_from_this(), done] {
-    self->impl_->stop();
-    done->set_value();
-  });
   // A loop that is not running never answers; the destructor cleans up.
-  result.wait_for(std::chrono::seconds(5));
+  run_on_loop(impl_->io, [self = shared_from_this()] { self->impl_->stop(); });
 }
 
 void pg_listener::notify(std::string payload) {

@@ -1,5 +1,6 @@
 #include "net/redis_client.hpp"
 
+#include "net/io_thread.hpp"
 #include "net/redis_asio.hpp"
 
 #include <asio/ip/address.hpp>
@@ -357,16 +358,7 @@ void redis_client::eval(std::shared_ptr<const redis_script> script,
 }
 
 void redis_client::stop() {
-  auto& p = *impl_;
-  if (p.io.get_executor().running_in_this_thread())
-    return p.stop();
-  auto finished = std::make_shared<std::promise<void>>();
-  auto result = finished->get_future();
-  asio::post(p.io, [self = shared_from_this(), finished] {
-    self->impl_->stop();
-    finished->set_value();
-  });
-  result.wait_for(std::chrono::seconds(5));
+  run_on_loop(impl_->io, [self = shared_from_this()] { self->impl_->stop(); });
 }
 
 void redis_client::drop_connection() {

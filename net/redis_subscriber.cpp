@@ -1,5 +1,6 @@
 #include "net/redis_subscriber.hpp"
 
+#include "net/io_thread.hpp"
 #include "net/redis_asio.hpp"
 
 #include <asio/ip/address.hpp>
@@ -155,16 +156,7 @@ redis_subscriber::start(asio::io_context& ioctx, redis_endpoint endpoint,
 }
 
 void redis_subscriber::stop() {
-  auto& p = *impl_;
-  if (p.io.get_executor().running_in_this_thread())
-    return p.stop();
-  auto finished = std::make_shared<std::promise<void>>();
-  auto result = finished->get_future();
-  asio::post(p.io, [self = shared_from_this(), finished] {
-    self->impl_->stop();
-    finished->set_value();
-  });
-  result.wait_for(std::chrono::seconds(5));
+  run_on_loop(impl_->io, [self = shared_from_this()] { self->impl_->stop(); });
 }
 
 } // namespace mailassay::net
