@@ -246,6 +246,11 @@ std::string show(Int v) {
   return std::to_string(v);
 }
 
+// Repetitive by design: one entry per setting, each spelling out its
+// section, key, documentation, bounds and how it shows, so that a setting
+// reads (and is reviewed) in one place and the table is the one source of
+// start-up, reload and `mailassay config`. Entries alike in shape are
+// different settings, not repeated logic.
 const std::vector<key_spec>& registry() {
   static const std::vector<key_spec> keys = {
     {"http", "address", "Address the HTTP server listens on.",

@@ -12,6 +12,11 @@
 
 namespace mailassay::config {
 
+// The section structs below are repetitive by design: plain members with
+// their defaults, one per setting, mirroring the registry in
+// config/load.cpp; two sections with members alike in shape are different
+// settings, not repeated logic.
+
 /// An integer setting that a running server changes on a reload (SIGHUP)
 /// while other threads read it: loads and stores are atomic (relaxed: each
 /// value stands alone), so readers take no lock and see the old value or the

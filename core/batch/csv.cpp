@@ -154,6 +154,8 @@ std::size_t csv_reader::check_text(std::string_view chunk) {
       continue;
     }
     seq_start_ = offset_ + i;
+    // One branch per row of RFC 3629 §4's table of lead bytes, written out
+    // by design: the branches alike in shape are different rows.
     if (c >= 0xC2 && c <= 0xDF) {
       need_ = 1;
     } else if (c >= 0xE0 && c <= 0xEF) {

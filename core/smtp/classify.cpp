@@ -20,6 +20,9 @@ struct text_rule {
   bool word = false;
 };
 
+// Repetitive by design: one row per pattern, each with the real reply it was
+// written for, so that a row is reviewed against its reply; rows alike in
+// shape are different servers' wordings, not repeated logic.
 // clang-format off
 constexpr std::array text_rules{
     // Microsoft 365 directory-based edge blocking rejects unknown recipients
