@@ -79,6 +79,45 @@ export function useLoad(load, deps) {
 }
 
 /**
+ * A form's fields, one object: returns [fields, set, reset], where
+ * `set(name)` is the onInput handler of the field `name` and `reset()`
+ * puts back `initial`.
+ */
+export function useFields(initial) {
+  const [fields, setFields] = useState(initial);
+  const set = (name) => (e) => setFields({ ...fields, [name]: e.target.value });
+  return [fields, set, () => setFields(initial)];
+}
+
+/**
+ * What an action on the API shows while it runs: returns {busy, error,
+ * setError, run}. `run(action)` clears the error, is busy while `action()`
+ * runs, keeps what it threw as `error` (for ErrorNote) and resolves to
+ * whether it succeeded. Options: `leaving: true` stays busy after a
+ * success (the page changes); `failed()` runs with the error, in the same
+ * render (to clear what the error makes stale).
+ */
+export function useAction() {
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (action, { leaving = false, failed = null } = {}) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      if (!leaving) setBusy(false);
+      return true;
+    } catch (err) {
+      setError(err);
+      if (failed) failed();
+      setBusy(false);
+      return false;
+    }
+  };
+  return { busy, error, setError, run };
+}
+
+/**
  * Calls `fn` every `seconds` while the tab is visible, and at once when it
  * becomes visible again; nothing runs while the tab is hidden.
  */

@@ -8,6 +8,7 @@ import {
   useEffect,
   useLoad,
   usePolling,
+  useAction,
   PageTitle,
   ErrorNote,
   Notice,
@@ -51,8 +52,7 @@ function Upload({ onUploaded }) {
   const [dedupe, setDedupe] = useState(true);
   const [smtp, setSmtp] = useState(false);
   const [over, setOver] = useState(false);
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const balance = useLoad(() => api.get("/v2/credits/balance"), []);
   const take = async (f) => {
     setError(null);
@@ -73,16 +73,7 @@ function Upload({ onUploaded }) {
     form.append("deduplicate", String(dedupe));
     form.append("smtp", String(smtp));
     if (column) form.append("emailColumn", column);
-    setBusy(true);
-    setError(null);
-    try {
-      const job = await api.upload("/v2/batch/upload", form);
-      onUploaded(job);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    run(async () => onUploaded(await api.upload("/v2/batch/upload", form)));
   };
   const drop = (e) => {
     e.preventDefault();

@@ -6,6 +6,7 @@ import {
   useState,
   useEffect,
   useLoad,
+  useAction,
   PageTitle,
   ErrorNote,
   Notice,
@@ -75,23 +76,14 @@ function KeyForm({ initial, defaults, creating, onSave, onCancel }) {
   const [limits, setLimits] = useState(
     Object.fromEntries(WINDOWS.map(([k]) => [k, start[k] == null ? "" : String(start[k])])),
   );
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e) => {
+  const { busy, error, run } = useAction();
+  const submit = (e) => {
     e.preventDefault();
     const rateLimits = {};
     for (const [k] of WINDOWS) rateLimits[k] = limits[k] === "" ? null : Number(limits[k]);
     const body = { name, allowedDomains: splitDomains(domains), config, rateLimits };
     if (creating) body.mode = mode;
-    setBusy(true);
-    setError(null);
-    try {
-      await onSave(body);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    run(() => onSave(body));
   };
   const id = creating ? "new" : initial.id;
   return html`<form onSubmit=${submit}>
@@ -183,22 +175,14 @@ function Disabled({ label, reason, id }) {
 // happens to the key's next request.
 function KeyActions({ k, session, onChanged, compact }) {
   const [asking, setAsking] = useState(null);
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   if (!canManage(session)) return null;
-  const act = async (what) => {
-    setBusy(true);
-    setError(null);
-    try {
+  const act = (what) =>
+    run(async () => {
       if (what === "delete") await api.del(`/v2/api-keys/${k.id}`);
       else await api.post(`/v2/api-keys/${k.id}/${what}`);
       onChanged(what);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const close = (what) => (ok) => {
     setAsking(null);
     if (ok) act(what);

@@ -1,6 +1,6 @@
 // Sign in and sign up. Sign-up is offered only when the server has it open
 // (auth.signup_enabled, read from GET /v2/auth/options).
-import { html, useState, useEffect, ErrorNote, PageTitle } from "../ui.js";
+import { html, useState, useEffect, useAction, useFields, ErrorNote, PageTitle } from "../ui.js";
 import * as api from "../api.js";
 
 function useSignupEnabled() {
@@ -15,19 +15,16 @@ export function SignIn() {
   const signup = useSignupEnabled();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e) => {
+  const { busy, error, run } = useAction();
+  const submit = (e) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api.signIn(email, password);
-      window.location.hash = "#/";
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
+    run(
+      async () => {
+        await api.signIn(email, password);
+        window.location.hash = "#/";
+      },
+      { leaving: true },
+    );
   };
   return html`<article>
     <${PageTitle}>Sign in to mailassay<//>
@@ -56,23 +53,19 @@ export function SignIn() {
 
 export function SignUp() {
   const signup = useSignupEnabled();
-  const [f, setF] = useState({ organizationName: "", name: "", email: "", password: "" });
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const set = (k) => (e) => setF({ ...f, [k]: e.target.value });
-  const submit = async (e) => {
+  const [f, set] = useFields({ organizationName: "", name: "", email: "", password: "" });
+  const { busy, error, run } = useAction();
+  const submit = (e) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
     const body = { organizationName: f.organizationName, email: f.email, password: f.password };
     if (f.name) body.name = f.name;
-    try {
-      await api.signUp(body);
-      window.location.hash = "#/";
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
+    run(
+      async () => {
+        await api.signUp(body);
+        window.location.hash = "#/";
+      },
+      { leaving: true },
+    );
   };
   if (signup === null)
     return html`<article><${PageTitle}>Sign up<//><p aria-busy="true">Loading…</p></article>`;

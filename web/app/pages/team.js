@@ -5,6 +5,8 @@ import {
   html,
   useState,
   useLoad,
+  useAction,
+  useFields,
   PageTitle,
   ErrorNote,
   Notice,
@@ -35,24 +37,16 @@ function whyNot(me, m, owners) {
 function MemberRow({ m, me, owners, onChanged }) {
   const [role, setRole] = useState(m.role);
   const [asking, setAsking] = useState(false);
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const self = m.id === me.user.id;
   const blocked = whyNot(me, m, owners);
   const removeBlocked = blocked || (self ? "You cannot remove yourself." : null);
   const reasonId = `why-${m.id}`;
-  const save = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const save = () =>
+    run(async () => {
       await api.patch(`/v2/organization/members/${m.id}`, { role });
       onChanged(`${m.email} is now ${role}.`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const remove = async (ok) => {
     setAsking(false);
     if (!ok) return;
@@ -104,25 +98,17 @@ function MemberRow({ m, me, owners, onChanged }) {
 }
 
 function AddMember({ me, onAdded }) {
-  const [f, setF] = useState({ email: "", name: "", password: "", role: "member" });
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const set = (k) => (e) => setF({ ...f, [k]: e.target.value });
-  const submit = async (e) => {
+  const [f, set, reset] = useFields({ email: "", name: "", password: "", role: "member" });
+  const { busy, error, run } = useAction();
+  const submit = (e) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
     const body = { email: f.email, password: f.password, role: f.role };
     if (f.name) body.name = f.name;
-    try {
+    run(async () => {
       await api.post("/v2/organization/members", body);
-      setF({ email: "", name: "", password: "", role: "member" });
+      reset();
       onAdded(`${body.email} was added as ${body.role}.`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return html`<article aria-labelledby="add-title">
     <h2 id="add-title">Add a member</h2>

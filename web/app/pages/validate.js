@@ -4,6 +4,7 @@
 import {
   html,
   useState,
+  useAction,
   PageTitle,
   ErrorNote,
   StatusBadge,
@@ -160,21 +161,16 @@ export function Validate() {
   const [smtp, setSmtp] = useState(false);
   const [result, setResult] = useState(null);
   const [asked, setAsked] = useState(null);
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const run = async (address, withSmtp) => {
-    setBusy(true);
-    setError(null);
-    try {
-      const body = withSmtp ? { email: address, smtp: true } : { email: address };
-      setResult(await api.post("/v2/email/validate", body));
-      setAsked({ email: address, smtp: withSmtp });
-    } catch (err) {
-      setError(err);
-      setResult(null);
-    } finally {
-      setBusy(false);
-    }
+  const { busy, error, run: act } = useAction();
+  const run = (address, withSmtp) => {
+    const body = withSmtp ? { email: address, smtp: true } : { email: address };
+    return act(
+      async () => {
+        setResult(await api.post("/v2/email/validate", body));
+        setAsked({ email: address, smtp: withSmtp });
+      },
+      { failed: () => setResult(null) },
+    );
   };
   const submit = (e) => {
     e.preventDefault();
