@@ -1,4 +1,8 @@
 // Organizations, users, memberships and refresh tokens.
+// One SQL statement per store operation, written out by design: statements
+// alike in shape (a SELECT read row by row, an UPDATE counting the rows it
+// changed) ask different questions of different tables.
+#include "storage/soci_rows.hpp"
 #include "storage/soci_store.hpp"
 
 namespace mailassay::storage {
@@ -19,7 +23,9 @@ struct member_row {
   acc::member m;
   std::string role;
 
-  void bind(soci::statement& st) {
+  // One `into` per column in `member_columns` order: a column list, written out
+  // by design.
+  void bind_into(soci::statement& st) {
     st.exchange(into(m.person.id));
     st.exchange(into(m.person.email));
     st.exchange(into(m.person.name));
@@ -39,18 +45,7 @@ struct member_row {
 std::vector<acc::member> select_members(soci::session& sql,
                                         const std::string& where,
                                         const std::string& arg) {
-  member_row row;
-  soci::statement st(sql);
-  row.bind(st);
-  st.exchange(use(arg));
-  st.alloc();
-  st.prepare(member_columns + where);
-  st.define_and_bind();
-  st.execute();
-  std::vector<acc::member> out;
-  while (st.fetch())
-    out.push_back(row.get());
-  return out;
+  return select_rows<member_row>(sql, member_columns, where, arg);
 }
 
 void insert_user(soci::session& sql, const acc::user& u) {

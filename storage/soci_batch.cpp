@@ -1,4 +1,8 @@
 // Batch jobs and their items.
+// One SQL statement per store operation, written out by design: statements
+// alike in shape (a SELECT read row by row, an UPDATE counting the rows it
+// changed) ask different questions of different tables.
+#include "storage/soci_rows.hpp"
 #include "storage/soci_store.hpp"
 
 #include <algorithm>
@@ -48,6 +52,8 @@ struct job_row {
   soci::indicator started_ind = soci::i_null;
   soci::indicator finished_ind = soci::i_null;
 
+  // One `into` per column in `job_columns` order: a column list, written out
+  // by design.
   void bind_into(soci::statement& st) {
     st.exchange(into(j.id));
     st.exchange(into(j.organization_id));
@@ -101,18 +107,7 @@ struct job_row {
 template <class... Args>
 std::vector<job> select_jobs(soci::session& sql, const std::string& tail,
                              const Args&... args) {
-  job_row row;
-  soci::statement st(sql);
-  row.bind_into(st);
-  (st.exchange(use(args)), ...);
-  st.alloc();
-  st.prepare(job_columns + tail);
-  st.define_and_bind();
-  st.execute();
-  std::vector<job> out;
-  while (st.fetch())
-    out.push_back(row.get());
-  return out;
+  return select_rows<job_row>(sql, job_columns, tail, args...);
 }
 
 // An item as its columns.
@@ -121,6 +116,8 @@ struct item_row {
   int done = 0;
   std::string status;
 
+  // One `into` per column in `item_columns` order: a column list, written out
+  // by design.
   void bind_into(soci::statement& st) {
     st.exchange(into(it.seq));
     st.exchange(into(it.email));
@@ -331,6 +328,20 @@ void for_each_chunk(const std::vector<const item*>& items, F f) {
                                std::min(chunk_rows, items.size() - begin)));
 }
 
+// The result columns of a chunk of items as PostgreSQL array literals, for
+// unnest(): what storing finished items sends, on insert and on checkpoint.
+struct result_arrays {
+  std::string statuses, reasons, scores, details, credits;
+
+  void fill(item_refs part) {
+    statuses = text_array(part, status_of);
+    reasons = text_array(part, reason_of);
+    scores = number_array(part, score_of);
+    details = text_array(part, detail_of);
+    credits = number_array(part, credits_of);
+  }
+};
+
 void insert_items_postgresql(soci::session& sql, const std::string& job_id,
                              const std::vector<item>& items) {
   // Nearly every item starts pending with default result columns: those
@@ -338,7 +349,8 @@ void insert_items_postgresql(soci::session& sql, const std::string& job_id,
   std::vector<const item*> pending, done;
   for (const auto& it : items)
     (it.done ? done : pending).push_back(&it);
-  std::string seqs, emails, statuses, reasons, scores, details, credits;
+  std::string seqs, emails;
+  result_arrays r;
   if (!pending.empty()) {
     soci::statement st =
         (sql.prepare << "INSERT INTO batch_items (job_id, seq, email) "
@@ -364,16 +376,12 @@ void insert_items_postgresql(soci::session& sql, const std::string& job_id,
                         "CAST(:de AS TEXT[]), CAST(:c AS BIGINT[])) "
                         "AS u (seq, email, status, reason, score, detail, "
                         "credits)",
-         use(job_id), use(seqs), use(emails), use(statuses), use(reasons),
-         use(scores), use(details), use(credits));
+         use(job_id), use(seqs), use(emails), use(r.statuses), use(r.reasons),
+         use(r.scores), use(r.details), use(r.credits));
     for_each_chunk(done, [&](item_refs part) {
       seqs = number_array(part, seq_of);
       emails = text_array(part, email_of);
-      statuses = text_array(part, status_of);
-      reasons = text_array(part, reason_of);
-      scores = number_array(part, score_of);
-      details = text_array(part, detail_of);
-      credits = number_array(part, credits_of);
+      r.fill(part);
       st.execute(true);
     });
   }
@@ -385,7 +393,8 @@ tally store_results_postgresql(soci::session& sql, const std::string& job_id,
   refs.reserve(results.size());
   for (const auto& it : results)
     refs.push_back(&it);
-  std::string seqs, statuses, reasons, scores, details, credits;
+  std::string seqs;
+  result_arrays r;
   std::int64_t low = 0, high = 0;
   std::string stored_status;
   std::int64_t stored_credits = 0;
@@ -404,17 +413,13 @@ tally store_results_postgresql(soci::session& sql, const std::string& job_id,
                       "WHERE b.job_id = :j AND b.seq >= :lo AND b.seq <= :hi "
                       "AND b.seq = u.seq AND b.done = 0 "
                       "RETURNING b.status, b.credits",
-       use(seqs), use(statuses), use(reasons), use(scores), use(details),
-       use(credits), use(job_id), use(low), use(high), into(stored_status),
-       into(stored_credits));
+       use(seqs), use(r.statuses), use(r.reasons), use(r.scores),
+       use(r.details), use(r.credits), use(job_id), use(low), use(high),
+       into(stored_status), into(stored_credits));
   tally out;
   for_each_chunk(refs, [&](item_refs part) {
     seqs = number_array(part, seq_of);
-    statuses = text_array(part, status_of);
-    reasons = text_array(part, reason_of);
-    scores = number_array(part, score_of);
-    details = text_array(part, detail_of);
-    credits = number_array(part, credits_of);
+    r.fill(part);
     auto [first, last] = std::minmax_element(
         part.begin(), part.end(),
         [](const item* a, const item* b) { return a->seq < b->seq; });

@@ -1,4 +1,7 @@
 // Credit accounts and the ledger.
+// One SQL statement per store operation, written out by design: the
+// statements alike in shape (a SELECT over a day range, an UPDATE counting
+// the rows it changed) ask different questions of different tables.
 #include "storage/soci_store.hpp"
 
 #include <limits>

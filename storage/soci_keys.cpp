@@ -1,4 +1,5 @@
 // API keys.
+#include "storage/soci_rows.hpp"
 #include "storage/soci_store.hpp"
 #include "storage/string_list.hpp"
 
@@ -56,6 +57,8 @@ struct key_row {
     return value;
   }
 
+  // One `into` per column in `key_columns` order: a column list, written out
+  // by design.
   void bind_into(soci::statement& st) {
     st.exchange(into(k.id));
     st.exchange(into(k.organization_id));
@@ -97,20 +100,9 @@ struct key_row {
 std::vector<acc::api_key> soci_store::select_keys(const std::string& where,
                                                   const std::string& a,
                                                   const std::string& b) {
-  key_row row;
-  soci::statement st(sql_);
-  row.bind_into(st);
-  st.exchange(use(a));
-  if (!b.empty())
-    st.exchange(use(b));
-  st.alloc();
-  st.prepare(key_columns + where);
-  st.define_and_bind();
-  st.execute();
-  std::vector<acc::api_key> out;
-  while (st.fetch())
-    out.push_back(row.get());
-  return out;
+  if (b.empty())
+    return select_rows<key_row>(sql_, key_columns, where, a);
+  return select_rows<key_row>(sql_, key_columns, where, a, b);
 }
 
 acc::api_key soci_store::load_key(const std::string& organization_id,
@@ -174,6 +166,7 @@ soci_store::update_api_key(const std::string& organization_id,
     auto k = load_key(organization_id, key_id);
     bool revoking = u.status && *u.status == acc::key_status::revoked &&
                     k.status == acc::key_status::active;
+    // One line per field the patch may carry: written out by design.
     if (u.name)
       k.name = *u.name;
     if (u.allowed_domains)

@@ -1,4 +1,7 @@
 // Access-token signing keys (docs/deployment.md).
+// One SQL statement per store operation, written out by design: statements
+// alike in shape (a SELECT read row by row, an UPDATE counting the rows it
+// changed) ask different questions of different tables.
 #include "storage/soci_store.hpp"
 
 namespace mailassay::storage {

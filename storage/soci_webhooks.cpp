@@ -1,5 +1,6 @@
 // Webhook endpoints, the delivery outbox and its attempts
 // (docs/webhooks.md).
+#include "storage/soci_rows.hpp"
 #include "storage/soci_store.hpp"
 
 #include <algorithm>
@@ -29,6 +30,8 @@ struct webhook_row {
   std::string events;
   std::string status;
 
+  // One `into` per column in `webhook_columns` order: a column list, written
+  // out by design.
   void bind_into(soci::statement& st) {
     st.exchange(into(w.id));
     st.exchange(into(w.organization_id));
@@ -59,6 +62,8 @@ struct delivery_row {
   std::string event;
   std::string status;
 
+  // One `into` per column in `delivery_columns` order: a column list, written
+  // out by design.
   void bind_into(soci::statement& st) {
     st.exchange(into(d.id));
     st.exchange(into(d.webhook_id));
@@ -84,24 +89,6 @@ struct delivery_row {
     return out;
   }
 };
-
-// Runs `columns + tail` with `args` bound in order; `Row` reads a row.
-template <class Row, class... Args>
-auto select_rows(soci::session& sql, const char* columns,
-                 const std::string& tail, const Args&... args) {
-  Row row;
-  soci::statement st(sql);
-  row.bind_into(st);
-  (st.exchange(use(args)), ...);
-  st.alloc();
-  st.prepare(columns + tail);
-  st.define_and_bind();
-  st.execute();
-  std::vector<decltype(row.get())> out;
-  while (st.fetch())
-    out.push_back(row.get());
-  return out;
-}
 
 // A delivery id made by the database's random generator (so every process
 // and both dialects make them alike): "whd_" + 24 hex digits.
@@ -239,6 +226,7 @@ soci_store::update_webhook(const std::string& organization_id,
   return run<wh::endpoint>(false, [&] {
     transaction tx{*this};
     auto w = load_webhook(&organization_id, webhook_id);
+    // One line per field the patch may carry: written out by design.
     if (u.url)
       w.url = *u.url;
     if (u.description)
