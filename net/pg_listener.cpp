@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <future>
 #include <libpq-fe.h>
 #include <sys/socket.h>
 

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
-#include <future>
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 #include <sys/socket.h>

@@ -9,7 +9,6 @@
 #include <asio/steady_timer.hpp>
 
 #include <algorithm>
-#include <future>
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 

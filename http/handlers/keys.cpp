@@ -1,3 +1,6 @@
+// /v2/api-keys (docs/api.md): users only; owners and admins manage, members
+// read. Most handlers are one answer_user* call naming the use case and the
+// encoder: alike in shape with the webhooks' by design, as a route table is.
 #include "http/codec/keys.hpp"
 
 #include "http/handler_support.hpp"

@@ -1,5 +1,7 @@
 // /v2/webhooks (docs/webhooks.md): users only; owners and admins manage,
-// members read.
+// members read. Most handlers are one answer_user* call naming the use case
+// and the encoder: alike in shape with the keys' by design, as a route table
+// is.
 #include "http/codec/webhooks.hpp"
 
 #include "actors/webhooks/dispatcher.hpp"
