@@ -46,6 +46,20 @@ std::string domain_of(const std::string& email) {
 
 using steady = std::chrono::steady_clock;
 
+// Rows read from storage at a time: at least this many, or eight rounds of
+// the job's concurrency, so the queue never runs dry between two reads.
+constexpr std::int64_t min_page_rows = 1000;
+// Addresses at one domain validated as one group: one route lookup for the
+// group; in an SMTP job one session asks them all, and 20 keeps it well
+// inside a server's recipient limit (RFC 5321 §4.5.3.1.8 requires at least
+// 100; some servers set fewer).
+constexpr std::size_t smtp_group_size = 20;
+constexpr std::size_t free_group_size = 64;
+// One batch address's time budget: no caller waits on it, so it is longer
+// than a real-time request's, yet bounded (a tarpit must not hold a slot
+// of the job's concurrency for long).
+constexpr std::int64_t item_timeout_ms = 30000;
+
 /// A greylisted address waiting for its next probe.
 struct parked_item {
   steady::time_point due;
@@ -214,7 +228,8 @@ void load_page(supervisor* self) {
   st.loading = true;
   auto id = st.current.id;
   auto after = st.after_seq;
-  std::int64_t page = std::max<std::int64_t>(1000, st.env->cfg.concurrency * 8);
+  std::int64_t page =
+      std::max<std::int64_t>(min_page_rows, st.env->cfg.concurrency * 8);
   storage_call(
       self, *st.env->storage,
       [id, after, page](storage::store& db) {
@@ -293,9 +308,8 @@ void pump(supervisor* self) {
     // The queue is sorted by domain: neighbours at one domain go as one
     // group, so its route is looked up once (one lock of the DNS cache
     // shared with real-time requests, not one per address) and, in an SMTP
-    // job, a session asks several recipients (at most 20: a server's
-    // recipient limit).
-    std::size_t most = st.current.smtp ? 20 : 64;
+    // job, a session asks several recipients (smtp_group_size).
+    std::size_t most = st.current.smtp ? smtp_group_size : free_group_size;
     std::size_t take = 1;
     auto domain = domain_of(st.queue.front().email);
     while (take < st.queue.size() && take < most &&
@@ -314,7 +328,7 @@ void pump(supervisor* self) {
       req.sandbox = st.current.sandbox;
       req.credits_prepaid = true;
       req.organization_id = st.current.organization_id;
-      req.timeout_ms = 30000;
+      req.timeout_ms = item_timeout_ms;
       // A deferral comes back at once and is parked here (see `parked`).
       req.smtp_retry_deferrals = false;
       reqs.push_back(std::move(req));
