@@ -485,14 +485,19 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK(fx.counters->joined == 0);
   }
 
-  TEST_CASE("an idle session lingering for work gives its slot up to "
-            "another domain of the same host") {
-    fixture fx;
+  // One session per MX host that lingers 1 s for work once idle.
+  scheduler_config one_lingering_slot() {
     auto c = fixture::config();
     c.max_sessions_per_host = 1;
     c.session_linger = 1000ms;
     c.min_step = 5000ms;
-    fx.start(c);
+    return c;
+  }
+
+  TEST_CASE("an idle session lingering for work gives its slot up to "
+            "another domain of the same host") {
+    fixture fx;
+    fx.start(one_lingering_slot());
     auto d = fx.ask("ann@d.test");
     auto id = fx.runner->opened.at(0).id;
     fx.ready(id);
@@ -521,11 +526,7 @@ TEST_SUITE("actors.smtp.scheduler") {
   TEST_CASE("a session that goes idle while another domain waits for its "
             "host gives its slot up at once, not at the linger's end") {
     fixture fx;
-    auto c = fixture::config();
-    c.max_sessions_per_host = 1;
-    c.session_linger = 1000ms;
-    c.min_step = 5000ms;
-    fx.start(c);
+    fx.start(one_lingering_slot());
     auto d = fx.ask("ann@d.test");
     auto id = fx.runner->opened.at(0).id;
     fx.ready(id);
