@@ -1,5 +1,6 @@
 #include "http/query.hpp"
 
+#include "core/base/excerpt.hpp"
 #include "core/base/percent.hpp"
 
 #include <algorithm>
@@ -36,15 +37,6 @@ bool decode(std::string_view in, std::string& out) {
   return true;
 }
 
-// A parameter named in an error message: its raw text, shortened.
-std::string shown(std::string_view raw) {
-  constexpr std::size_t most = 64;
-  std::string out{raw.substr(0, most)};
-  if (raw.size() > most)
-    out += "...";
-  return out;
-}
-
 bool listed(std::string_view allowed, std::string_view name) {
   while (!allowed.empty()) {
     auto comma = allowed.find(',');
@@ -78,18 +70,18 @@ core::expected<query_args> query_args::parse(std::string_view raw) {
       return core::make_error(core::errc::bad_request,
                               "Malformed query string: the name of parameter "
                               "'" +
-                                  shown(raw_name) +
+                                  core::excerpt(raw_name) +
                                   "' is not valid percent-encoded text");
     if (name.empty())
       return core::make_error(core::errc::bad_request,
                               "Malformed query string: a parameter has no "
                               "name ('" +
-                                  shown(part) + "')");
+                                  core::excerpt(part) + "')");
     if (!decode(raw_value, value))
       return core::make_error(core::errc::bad_request,
                               "Malformed query string: the value of "
                               "parameter '" +
-                                  shown(name) +
+                                  core::excerpt(name) +
                                   "' is not valid percent-encoded text");
     out.items_.emplace_back(name, value);
   }
@@ -105,7 +97,7 @@ std::optional<std::string_view> query_args::get(std::string_view name) const {
 
 std::vector<std::string> query_args::problems(std::string_view allowed) const {
   std::vector<std::string> out;
-  // Names shortened alike (`shown`) give one message, not two.
+  // Names shortened alike (core::excerpt) give one message, not two.
   auto add = [&out](std::string message) {
     if (std::find(out.begin(), out.end(), message) == out.end())
       out.push_back(std::move(message));
@@ -118,14 +110,15 @@ std::vector<std::string> query_args::problems(std::string_view allowed) const {
     if (seen_before)
       continue;
     if (!listed(allowed, name)) {
-      add("query parameter " + shown(name) + " should not exist");
+      add("query parameter " + core::excerpt(name) + " should not exist");
       continue;
     }
     bool repeated = std::any_of(
         items_.begin() + static_cast<std::ptrdiff_t>(i) + 1, items_.end(),
         [&](const auto& p) { return p.first == name; });
     if (repeated)
-      add("query parameter " + shown(name) + " must be given only once");
+      add("query parameter " + core::excerpt(name) +
+          " must be given only once");
   }
   return out;
 }

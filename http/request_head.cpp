@@ -1,6 +1,7 @@
 #include "http/request_head.hpp"
 
 #include "core/base/ascii.hpp"
+#include "core/base/excerpt.hpp"
 
 #include <array>
 #include <cstring>
@@ -103,15 +104,6 @@ std::string_view trim_value(std::string_view s) {
   return s;
 }
 
-// Text of the request quoted in a message: at most 64 bytes.
-std::string quoted(std::string_view s) {
-  constexpr std::size_t most = 64;
-  std::string out{s.substr(0, most)};
-  if (s.size() > most)
-    out += "...";
-  return out;
-}
-
 head_facts refuse(int status, std::string message) {
   head_facts f;
   f.status = status;
@@ -197,10 +189,10 @@ request_line check_request_line(std::string_view text) {
     return fail(400, "Malformed request line: the HTTP version is not "
                      "HTTP/1.1");
   if (version[5] != '1')
-    return fail(505, quoted(version) +
+    return fail(505, core::excerpt(version) +
                          " is not supported; this server speaks HTTP/1.1");
   if (!known_method(method))
-    return fail(501, "Method " + quoted(method) + " is not implemented");
+    return fail(501, "Method " + core::excerpt(method) + " is not implemented");
   bool origin = target.front() == '/';
   bool asterisk = target == "*" && method == "OPTIONS";
   auto scheme_end = target.find("://");
@@ -257,13 +249,13 @@ int check_field(std::string_view text, std::string& message,
   name = text.substr(0, colon);
   if (colon == 0 || text[colon] != ':') {
     message = "Malformed header field: the name '" +
-              quoted(text.substr(0, text.find(':'))) +
+              core::excerpt(text.substr(0, text.find(':'))) +
               "' is not a token (no whitespace before the colon)";
     return 400;
   }
   value = text.substr(colon + 1);
   if (has_forbidden(value)) {
-    message = "Malformed header field: " + quoted(name) +
+    message = "Malformed header field: " + core::excerpt(name) +
               " holds a control character (CR, LF, NUL ...)";
     return 400;
   }
@@ -307,7 +299,7 @@ head_facts check_head(std::string_view head, const head_limits& limits) {
     // http_parser takes any name starting with Transfer-Encoding for one
     // (its flag is set on the prefix) and then refuses the request.
     if (n > 17 && iequals(name.substr(0, 17), "transfer-encoding"))
-      return refuse(400, "Malformed header field: " + quoted(name) +
+      return refuse(400, "Malformed header field: " + core::excerpt(name) +
                              " is too close to Transfer-Encoding");
     if (n != 14 && n != 17 && n != 4) {
       p = end + 1;
@@ -372,7 +364,7 @@ head_facts check_head(std::string_view head, const head_limits& limits) {
   if (has_encoding && rl.http10)
     return refuse(400, "Transfer-Encoding in an HTTP/1.0 request");
   if (!unknown_coding.empty())
-    return refuse(501, "Transfer coding " + quoted(unknown_coding) +
+    return refuse(501, "Transfer coding " + core::excerpt(unknown_coding) +
                            " is not implemented (only chunked)");
   if (malformed_encoding)
     return refuse(400, "Malformed Transfer-Encoding: only 'chunked', alone");
@@ -420,7 +412,7 @@ int check_trailer_line(std::string_view text, std::string& message) {
       iequals(name, "connection") || iequals(name, "upgrade") ||
       (name.size() >= 17 && iequals(name.substr(0, 17), "transfer-encoding"));
   if (framing) {
-    message = "Trailer field " + quoted(name) + " is not allowed";
+    message = "Trailer field " + core::excerpt(name) + " is not allowed";
     return 400;
   }
   return 0;
