@@ -85,6 +85,7 @@ struct supervisor_state {
   bool finishing = false;     // finish_batch_job sent
   bool stopping = false;      // cancel, lost lease or shutdown
   bool release_lease = false; // shutdown: let another process resume
+  bool releasing = false;     // the lease is being handed back: write no more
   int in_flight = 0;
   std::vector<item> buffer; // results not yet checkpointed
   // Greylisted addresses wait here instead of in the prober, so their
@@ -107,6 +108,10 @@ void quit_after_release(supervisor* self) {
   auto& st = self->state;
   if (!st.release_lease)
     return self->quit();
+  // A checkpoint after this would renew the lease it hands back and keep
+  // the job from the next owner for a whole lease: results arriving now
+  // stay pending for whoever resumes it.
+  st.releasing = true;
   // A zero lease expires at once: the next start (or another process) claims
   // the job without waiting for the lease to run out.
   auto id = st.current.id;
@@ -165,8 +170,11 @@ void maybe_finish(supervisor* self) {
               log::level::warn, "batch_finish_failed",
               {{"job_id", st.current.id}, {"error", r.error_value().message}});
           if (r.error_value().code != core::errc::conflict) {
-            // Storage hiccup: try again on the next tick.
+            // Storage hiccup: try again on the next tick, unless stopping
+            // (the ticks have ended; whoever resumes the job finishes it).
             st.finishing = false;
+            if (st.stopping)
+              quit_after_release(self);
             return;
           }
         }
@@ -439,7 +447,7 @@ caf::behavior supervisor_fn(supervisor* self,
         auto& st = self->state;
         --st.in_flight;
         --st.gauges->in_flight;
-        if (st.stopping && !st.release_lease)
+        if (st.stopping && (!st.release_lease || st.releasing))
           return;
         if (park_if_deferred(self, done))
           return;

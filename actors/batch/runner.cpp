@@ -26,11 +26,29 @@ struct runner_state {
   std::map<std::string, caf::actor> running; // job id -> supervisor
   bool claiming = false;
   bool stopping = false;
+  bool handing_back = false; // a job claimed while stopping goes back
   std::vector<caf::response_promise> waiting_stop;
   static inline const char* name = "batch_runner";
 };
 
 using runner = caf::stateful_actor<runner_state>;
+
+// Answers `stop` once nothing of this process can touch a lease any more:
+// every supervisor is down and no claim is on its way (a claim answered
+// after the supervisors handed their leases back would take a job again,
+// for a process about to exit).
+bool stopped(const runner_state& st) {
+  return st.stopping && st.running.empty() && !st.claiming && !st.handing_back;
+}
+
+void maybe_stopped(runner* self) {
+  auto& st = self->state;
+  if (!stopped(st))
+    return;
+  for (auto& rp : st.waiting_stop)
+    rp.deliver(true);
+  st.waiting_stop.clear();
+}
 
 void claim(runner* self) {
   auto& st = self->state;
@@ -53,26 +71,33 @@ void claim(runner* self) {
         if (!r) {
           log::event(log::level::warn, "batch_claim_failed",
                      {{"error", r.error_value().message}});
-          return;
+          return maybe_stopped(self);
         }
         if (!*r)
-          return;
+          return maybe_stopped(self);
         if ((*r)->status == core::batch::job_status::failed) {
           // A poison job: the claim failed it instead (storage/store.hpp).
           log::event(log::level::warn, "batch_failed",
                      {{"job_id", (*r)->id},
                       {"restarts", std::to_string((*r)->restarts)},
                       {"error", (*r)->error ? (*r)->error->code : ""}});
-          return claim(self);
+          claim(self);
+          return maybe_stopped(self);
         }
         if (st.stopping) {
-          // Claimed while stopping: hand it back at once.
+          // Claimed while stopping: hand it back at once, and stop after.
           auto id = (*r)->id;
           auto owner = st.env->owner;
-          st.env->storage->submit(storage_job{[id, owner](job_context& ctx) {
-            if (ctx.db)
-              (void)ctx.db->renew_batch_lease(id, owner, 0, 0);
-          }});
+          st.handing_back = true;
+          storage_call(
+              self, *st.env->storage,
+              [id, owner](storage::store& db) {
+                return db.renew_batch_lease(id, owner, 0, 0);
+              },
+              [self](core::expected<bool>&) {
+                self->state.handing_back = false;
+                maybe_stopped(self);
+              });
           return;
         }
         auto id = (*r)->id;
@@ -96,12 +121,8 @@ caf::behavior runner_fn(runner* self, std::shared_ptr<batch_runner_env> env,
         st.running.erase(i);
         break;
       }
-    if (st.stopping) {
-      if (st.running.empty())
-        for (auto& rp : st.waiting_stop)
-          rp.deliver(true);
-      return;
-    }
+    if (st.stopping)
+      return maybe_stopped(self);
     claim(self);
   });
   self->send(self, tick_atom::value);
@@ -124,10 +145,10 @@ caf::behavior runner_fn(runner* self, std::shared_ptr<batch_runner_env> env,
       [self](stop_atom) -> caf::result<bool> {
         auto& st = self->state;
         st.stopping = true;
-        if (st.running.empty())
-          return true;
         for (auto& [id, sup] : st.running)
           self->send(sup, stop_atom::value);
+        if (stopped(st))
+          return true;
         st.waiting_stop.push_back(self->make_response_promise());
         return st.waiting_stop.back();
       },

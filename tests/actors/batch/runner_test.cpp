@@ -91,6 +91,72 @@ TEST_SUITE("actors.batch.runner") {
     CHECK(second.gauges().items_done.load() == 40 - before);
   }
 
+  TEST_CASE_TEMPLATE("a result that arrives while the lease is handed back "
+                     "is not written: no checkpoint renews the lease after "
+                     "the stop",
+                     TestType, MAILASSAY_STORAGE_BACKENDS) {
+    MAILASSAY_BATCH_WORLD(w);
+    // Every lookup takes 2 s: after the first 8 results are written, the
+    // next 8 are in flight for that long.
+    make_slow(w, 2000ms);
+    w.batch.concurrency = 8;
+    w.batch.checkpoint_rows = 1;
+    w.batch.lease_seconds = 3600;
+    w.queue("j1", "o1", slow_addresses(40));
+    auto& first = w.start("p1");
+    REQUIRE(eventually([&] { return w.job("j1").processed >= 8; }));
+    // Hold every storage worker, so the hand-back waits while the results
+    // in flight arrive.
+    std::promise<void> go;
+    (void)w.hold_storage(go.get_future().share());
+    auto stopped = std::async(std::launch::async, [&] { first.stop(30s); });
+    REQUIRE(eventually([&] { return first.gauges().in_flight.load() == 0; }));
+    go.set_value();
+    stopped.get();
+    REQUIRE(eventually([&] {
+      auto& g = w.storage->gauges();
+      return g.queued.load() == 0 && g.busy.load() == 0;
+    }));
+    // What storage holds is exactly what the supervisor saw written; the
+    // lease is free for the next process.
+    auto j = w.job("j1");
+    CHECK(j.status == cb::job_status::processing);
+    CHECK(j.processed == first.gauges().items_done.load());
+    REQUIRE(j.lease_expires_at <= std::time(nullptr));
+    w.dns.set_delay("*.slow.test", 0ms);
+    w.start("p2");
+    CHECK(w.wait_for("j1", cb::job_status::completed).processed == 40);
+  }
+
+  TEST_CASE_TEMPLATE("a claim still on its way when the runner stops hands "
+                     "its job back before stop returns",
+                     TestType, MAILASSAY_STORAGE_BACKENDS) {
+    MAILASSAY_BATCH_WORLD(w);
+    w.batch.lease_seconds = 3600;
+    auto& first = w.start("p1");
+    // The runner looks for work every 50 ms; with the workers held, its
+    // next claim waits in the pool.
+    std::promise<void> go;
+    auto queued_holds = w.hold_storage(go.get_future().share());
+    REQUIRE(eventually(
+        [&] { return w.storage->gauges().queued.load() > queued_holds; }));
+    // A job the waiting claim will find.
+    w.queue("j1", "o1", addresses(4, "ok.test"));
+    auto stopped = std::async(std::launch::async, [&] { first.stop(30s); });
+    // The stop cannot finish before the claim answers; a runner that did
+    // not wait for it would be gone by now.
+    (void)stopped.wait_for(1s);
+    go.set_value();
+    stopped.get();
+    REQUIRE(eventually([&] {
+      auto& g = w.storage->gauges();
+      return g.queued.load() == 0 && g.busy.load() == 0;
+    }));
+    REQUIRE(w.job("j1").lease_expires_at <= std::time(nullptr));
+    w.start("p2");
+    CHECK(w.wait_for("j1", cb::job_status::completed).processed == 4);
+  }
+
   TEST_CASE_TEMPLATE("a job whose owner's lease ran out is taken over",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
     MAILASSAY_BATCH_WORLD(w);

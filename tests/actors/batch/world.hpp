@@ -22,6 +22,7 @@
 #include <chrono>
 #include <ctime>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -53,7 +54,8 @@ struct world {
     sys = std::make_unique<caf::actor_system>(sys_cfg);
     net::dns_resolver_config rc;
     rc.servers = {dns.server()};
-    rc.timeout = 500ms;
+    // Longer than any delay a test gives the peer: a slow answer arrives.
+    rc.timeout = 5s;
     rc.tries = 1;
     resolver = std::shared_ptr<net::dns_resolver>(
         std::move(net::dns_resolver::create(std::move(rc)).value()));
@@ -174,6 +176,25 @@ struct world {
     REQUIRE_MESSAGE(ok, "job " << id << " is " << cb::to_string(last.status)
                                << ", not " << cb::to_string(status));
     return last;
+  }
+
+  /// Occupies every storage worker until `release` is ready; returns once
+  /// all of them wait (jobs submitted meanwhile queue behind them), with
+  /// the number of extra holds queued behind others.
+  int hold_storage(std::shared_future<void> release) {
+    auto waiting = std::make_shared<std::atomic<int>>(0);
+    int submitted = 0;
+    while (waiting->load() < storage->size()) {
+      storage->submit(actors::storage_job{[waiting, release](auto&) {
+        ++*waiting;
+        release.wait();
+      }});
+      ++submitted;
+      // Round-robin may queue a hold behind another on one worker, where it
+      // never starts: then the next one goes to another worker.
+      (void)eventually([&] { return waiting->load() >= submitted; }, 500ms);
+    }
+    return submitted - storage->size();
   }
 
   /// Every item of job `id`, in file order.
