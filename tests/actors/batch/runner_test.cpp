@@ -65,14 +65,9 @@ TEST_SUITE("actors.batch.runner") {
                      "the job at once and nothing is validated twice",
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
     MAILASSAY_BATCH_WORLD(w);
-    make_slow(w, 100ms);
     w.batch.concurrency = 1;
     w.batch.checkpoint_rows = 2;
-    // A lease that would outlast the test: only a handed-back one lets the
-    // second runner in.
-    w.batch.lease_seconds = 3600;
-    w.queue("j1", "o1", slow_addresses(40));
-    auto& first = w.start("p1");
+    auto& first = start_slow_job(w, 100ms, 40);
     REQUIRE(eventually([&] { return w.job("j1").processed >= 4; }));
     first.stop(30s);
     auto held = w.job("j1");
@@ -81,10 +76,8 @@ TEST_SUITE("actors.batch.runner") {
     CHECK(held.lease_expires_at <= std::time(nullptr));
     auto before = held.processed;
 
-    w.dns.set_delay("*.slow.test", 0ms);
-    auto& second = w.start("p2");
-    auto j = w.wait_for("j1", cb::job_status::completed);
-    CHECK(j.processed == 40);
+    CHECK(resume(w).processed == 40);
+    auto& second = *w.runners.back();
     REQUIRE(
         eventually([&] { return second.gauges().running_jobs.load() == 0; }));
     // The second runner wrote only what the first had not.
@@ -98,34 +91,25 @@ TEST_SUITE("actors.batch.runner") {
     MAILASSAY_BATCH_WORLD(w);
     // Every lookup takes 2 s: after the first 8 results are written, the
     // next 8 are in flight for that long.
-    make_slow(w, 2000ms);
     w.batch.concurrency = 8;
     w.batch.checkpoint_rows = 1;
-    w.batch.lease_seconds = 3600;
-    w.queue("j1", "o1", slow_addresses(40));
-    auto& first = w.start("p1");
+    auto& first = start_slow_job(w, 2000ms, 40);
     REQUIRE(eventually([&] { return w.job("j1").processed >= 8; }));
     // Hold every storage worker, so the hand-back waits while the results
     // in flight arrive.
-    std::promise<void> go;
-    (void)w.hold_storage(go.get_future().share());
+    auto hold = w.hold_storage();
     auto stopped = std::async(std::launch::async, [&] { first.stop(30s); });
     REQUIRE(eventually([&] { return first.gauges().in_flight.load() == 0; }));
-    go.set_value();
+    hold.release();
     stopped.get();
-    REQUIRE(eventually([&] {
-      auto& g = w.storage->gauges();
-      return g.queued.load() == 0 && g.busy.load() == 0;
-    }));
+    w.wait_storage_idle();
     // What storage holds is exactly what the supervisor saw written; the
     // lease is free for the next process.
     auto j = w.job("j1");
     CHECK(j.status == cb::job_status::processing);
     CHECK(j.processed == first.gauges().items_done.load());
     REQUIRE(j.lease_expires_at <= std::time(nullptr));
-    w.dns.set_delay("*.slow.test", 0ms);
-    w.start("p2");
-    CHECK(w.wait_for("j1", cb::job_status::completed).processed == 40);
+    CHECK(resume(w).processed == 40);
   }
 
   TEST_CASE_TEMPLATE("a claim still on its way when the runner stops hands "
@@ -136,25 +120,20 @@ TEST_SUITE("actors.batch.runner") {
     auto& first = w.start("p1");
     // The runner looks for work every 50 ms; with the workers held, its
     // next claim waits in the pool.
-    std::promise<void> go;
-    auto queued_holds = w.hold_storage(go.get_future().share());
+    auto hold = w.hold_storage();
     REQUIRE(eventually(
-        [&] { return w.storage->gauges().queued.load() > queued_holds; }));
+        [&] { return w.storage->gauges().queued.load() > hold.queued_holds; }));
     // A job the waiting claim will find.
     w.queue("j1", "o1", addresses(4, "ok.test"));
     auto stopped = std::async(std::launch::async, [&] { first.stop(30s); });
     // The stop cannot finish before the claim answers; a runner that did
     // not wait for it would be gone by now.
     (void)stopped.wait_for(1s);
-    go.set_value();
+    hold.release();
     stopped.get();
-    REQUIRE(eventually([&] {
-      auto& g = w.storage->gauges();
-      return g.queued.load() == 0 && g.busy.load() == 0;
-    }));
+    w.wait_storage_idle();
     REQUIRE(w.job("j1").lease_expires_at <= std::time(nullptr));
-    w.start("p2");
-    CHECK(w.wait_for("j1", cb::job_status::completed).processed == 4);
+    CHECK(resume(w).processed == 4);
   }
 
   TEST_CASE_TEMPLATE("a job whose owner's lease ran out is taken over",

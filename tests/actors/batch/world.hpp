@@ -26,6 +26,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace mailassay::tests::batch {
@@ -39,6 +40,25 @@ inline bool eventually(const std::function<bool()>& done,
                        std::chrono::milliseconds limit = 60s) {
   return mailassay::testing::eventually(done, limit, 20ms);
 }
+
+/// The storage workers of a world held busy (world::hold_storage).
+struct storage_hold {
+  std::promise<void> go;
+  bool released = false;
+  /// Holds queued behind others on a busy worker (they count as queued).
+  int queued_holds = 0;
+
+  storage_hold() = default;
+  storage_hold(storage_hold&& o) noexcept
+      : go(std::move(o.go)), released(std::exchange(o.released, true)),
+        queued_holds(o.queued_holds) {}
+  ~storage_hold() { release(); }
+
+  void release() {
+    if (!std::exchange(released, true))
+      go.set_value();
+  }
+};
 
 /// One test's runtime.
 struct world {
@@ -178,10 +198,12 @@ struct world {
     return last;
   }
 
-  /// Occupies every storage worker until `release` is ready; returns once
-  /// all of them wait (jobs submitted meanwhile queue behind them), with
-  /// the number of extra holds queued behind others.
-  int hold_storage(std::shared_future<void> release) {
+  /// Occupies every storage worker until the hold is released (or
+  /// destroyed: a failed check must not leave the workers blocked); returns
+  /// once all of them wait, jobs submitted meanwhile queueing behind them.
+  storage_hold hold_storage() {
+    storage_hold h;
+    auto release = h.go.get_future().share();
     auto waiting = std::make_shared<std::atomic<int>>(0);
     int submitted = 0;
     while (waiting->load() < storage->size()) {
@@ -194,7 +216,16 @@ struct world {
       // never starts: then the next one goes to another worker.
       (void)eventually([&] { return waiting->load() >= submitted; }, 500ms);
     }
-    return submitted - storage->size();
+    h.queued_holds = submitted - storage->size();
+    return h;
+  }
+
+  /// Requires every storage job submitted so far to be done.
+  void wait_storage_idle() {
+    REQUIRE(eventually([&] {
+      auto& g = storage->gauges();
+      return g.queued.load() == 0 && g.busy.load() == 0;
+    }));
   }
 
   /// Every item of job `id`, in file order.
@@ -227,6 +258,25 @@ inline std::vector<std::string> slow_addresses(int n) {
   for (int i = 0; i < n; ++i)
     out.push_back("a@d" + std::to_string(i) + ".slow.test");
   return out;
+}
+
+/// Starts runner "p1" on job j1 of `n` slow addresses (each lookup takes
+/// `delay`) with a lease that would outlast the test: only a lease handed
+/// back lets another runner in.
+inline actors::batch_runner&
+start_slow_job(world& w, std::chrono::milliseconds delay, int n) {
+  make_slow(w, delay);
+  w.batch.lease_seconds = 3600;
+  w.queue("j1", "o1", slow_addresses(n));
+  return w.start("p1");
+}
+
+/// Answers lookups at once and starts runner "p2"; requires it to complete
+/// job j1 and returns the job.
+inline cb::job resume(world& w) {
+  w.dns.set_delay("*.slow.test", 0ms);
+  w.start("p2");
+  return w.wait_for("j1", cb::job_status::completed);
 }
 
 } // namespace mailassay::tests::batch
