@@ -2,6 +2,7 @@
 
 #include "actors/validation/validator.hpp"
 #include "config/settings.hpp"
+#include "net/egress_audit.hpp"
 
 #include <optional>
 #include <string>
@@ -33,6 +34,21 @@ std::int64_t unix_now();
 /// error and exits 2 when a list or the resolver setting is bad.
 std::shared_ptr<actors::validation::validator>
 validator_or_exit(const config::settings& cfg);
+
+/// Starts the DNS resolver the settings describe; prints the error and
+/// exits 2 when the server list is bad.
+std::shared_ptr<net::dns_resolver>
+resolver_or_exit(const config::settings& cfg);
+
+/// The egress audit's settings: the SMTP identity (smtp.helo or the host
+/// name it defaults to), port, proxy, source address and private targets,
+/// and the `[egress]` lists. Exits 2 on a bad smtp.allow_private_targets.
+net::egress_audit_config egress_config(const config::settings& cfg);
+
+/// `mailassay doctor`: audits the egress of SMTP probes and prints one line
+/// per check, or with `json` one JSON object; returns 0 when no check
+/// failed, 1 otherwise.
+int doctor(const config::settings& cfg, bool json);
 
 /// The address parser's options the settings ask for.
 core::syntax::options syntax_options(const config::settings& cfg);

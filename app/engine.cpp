@@ -7,13 +7,8 @@
 
 namespace mailassay::app {
 
-std::shared_ptr<actors::validation::validator>
-validator_or_exit(const config::settings& cfg) {
-  auto lists = config::load_risk_lists(cfg.risk);
-  if (!lists) {
-    std::cerr << "mailassay: " << lists.error_value().message << "\n";
-    std::exit(2);
-  }
+std::shared_ptr<net::dns_resolver>
+resolver_or_exit(const config::settings& cfg) {
   net::dns_resolver_config dns;
   dns.servers = cfg.dns.servers;
   dns.timeout = std::chrono::milliseconds(cfg.dns.timeout_ms);
@@ -30,9 +25,18 @@ validator_or_exit(const config::settings& cfg) {
               << resolver.error_value().message << "\n";
     std::exit(2);
   }
+  return std::shared_ptr<net::dns_resolver>(std::move(*resolver));
+}
+
+std::shared_ptr<actors::validation::validator>
+validator_or_exit(const config::settings& cfg) {
+  auto lists = config::load_risk_lists(cfg.risk);
+  if (!lists) {
+    std::cerr << "mailassay: " << lists.error_value().message << "\n";
+    std::exit(2);
+  }
   return std::make_shared<actors::validation::validator>(
-    std::move(*lists), std::shared_ptr<net::dns_resolver>(std::move(*resolver)),
-    syntax_options(cfg));
+    std::move(*lists), resolver_or_exit(cfg), syntax_options(cfg));
 }
 
 core::syntax::options syntax_options(const config::settings& cfg) {

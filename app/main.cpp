@@ -95,6 +95,15 @@ int main(int argc, char** argv) {
                      "The server, http://host:port (default: http.address "
                      "and http.port of the configuration)");
 
+  auto* doctor_cmd = cli.add_subcommand(
+      "doctor",
+      "Audit the egress of SMTP probes (HELO name, reverse DNS, blocklists, "
+      "port 25, a greeting, the sender's domain) with the configuration of "
+      "serve; exit 1 when a check fails");
+  bool doctor_json = false;
+  doctor_cmd->add_flag("--json", doctor_json,
+                       "One JSON object: {ok, egressAddress, checks}");
+
   auto* routes = cli.add_subcommand("routes", "Print the HTTP route table");
   auto* cfg_cmd = cli.add_subcommand(
       "config", "Print every setting with its variable and default");
@@ -126,6 +135,8 @@ int main(int argc, char** argv) {
     return app::status(cfg, status_url);
   if (*check)
     return app::check(cfg, addresses, format == "table");
+  if (*doctor_cmd)
+    return app::doctor(cfg, doctor_json);
   if (*batch) {
     batch_opt.deduplicate = !no_dedupe;
     return app::batch(cfg, batch_opt);

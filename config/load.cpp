@@ -210,6 +210,12 @@ std::string check_socks5(const std::string& v) {
   return {};
 }
 
+std::string check_ip_or_empty(const std::string& v) {
+  if (v.empty() || core::limits::parse_ip(v))
+    return {};
+  return "expected an IP address (or nothing), got \"" + v + "\"";
+}
+
 std::string check_hex_key(const std::string& v) {
   if (v.empty())
     return {};
@@ -606,6 +612,11 @@ const std::vector<key_spec>& registry() {
      "connect directly.",
      text(MAILASSAY_FIELD(smtp.socks5_proxy), check_socks5),
      MAILASSAY_SHOW(smtp.socks5_proxy)},
+    {"smtp", "source_address",
+     "Local IP address probes (and `mailassay doctor`) bind to, the egress "
+     "address receivers see; empty: the kernel's choice.",
+     text(MAILASSAY_FIELD(smtp.source_address), check_ip_or_empty),
+     MAILASSAY_SHOW(smtp.source_address)},
     {"smtp", "io_threads", "Threads running the SMTP client's I/O.",
      integer(MAILASSAY_FIELD(smtp.io_threads), 1, 64),
      MAILASSAY_SHOW(smtp.io_threads)},
@@ -620,6 +631,26 @@ const std::vector<key_spec>& registry() {
      "the one idle the longest.",
      integer(MAILASSAY_FIELD(smtp.host_metrics_max_hosts), 1, 100000),
      MAILASSAY_SHOW(smtp.host_metrics_max_hosts)},
+    {"egress", "reference_domains",
+     "Comma-separated domains whose MX hosts the egress audit connects to "
+     "(port 25, one EHLO); the first one's first host also finds the egress "
+     "address when smtp.source_address is empty.",
+     list(MAILASSAY_FIELD(egress.reference_domains)),
+     MAILASSAY_SHOW(egress.reference_domains)},
+    {"egress", "dnsbl",
+     "Comma-separated DNS blocklist zones the egress audit asks about the "
+     "egress address; empty: no blocklist check.",
+     list(MAILASSAY_FIELD(egress.dnsbl)), MAILASSAY_SHOW(egress.dnsbl)},
+    {"egress", "at_start",
+     "The service audits its egress once when it starts (with SMTP "
+     "probing on).",
+     boolean(MAILASSAY_FIELD(egress.at_start)),
+     MAILASSAY_SHOW(egress.at_start)},
+    {"egress", "interval_seconds",
+     "Seconds between the service's egress audits (0: none after the one "
+     "at start).",
+     integer(MAILASSAY_FIELD(egress.interval_seconds), 0, 7LL * 86400),
+     MAILASSAY_SHOW(egress.interval_seconds)},
     {"webhooks", "allow_private_targets",
      "Comma-separated CIDRs webhook endpoints may point at besides public "
      "addresses (loopback, private, link-local ... are refused otherwise).",

@@ -202,11 +202,27 @@ struct smtp_settings {
   std::int64_t result_cache_seconds = 300; ///< 0: no result cache.
   std::int64_t catch_all_ttl_seconds = 86400;
   std::string socks5_proxy; ///< "ip:port"; empty: direct.
+  /// Local IP address probes bind to; empty: the kernel's choice.
+  std::string source_address;
   int io_threads = 1;
   /// An MX host's /metrics series stay this long after its last session.
   std::int64_t host_metrics_idle_seconds = 300;
   /// MX hosts with /metrics series at most.
   std::int64_t host_metrics_max_hosts = 1000;
+};
+
+/// `[egress]`: the egress self-audit (`mailassay doctor`, and the
+/// service's own at start and periodically; docs/operations.md).
+struct egress_settings {
+  /// Domains whose MX hosts the port 25 and greeting checks try.
+  std::vector<std::string> reference_domains{"gmail.com", "outlook.com",
+                                             "yahoo.com"};
+  /// DNS blocklist zones asked about the egress address.
+  std::vector<std::string> dnsbl{"zen.spamhaus.org", "b.barracudacentral.org",
+                                 "bl.spamcop.net"};
+  bool at_start = true; ///< The service audits once when it starts.
+  /// Seconds between the service's audits; 0: none after the first.
+  std::int64_t interval_seconds = 3600;
 };
 
 /// `[webhooks]`: event deliveries to customers' endpoints (docs/webhooks.md).
@@ -259,6 +275,7 @@ struct settings {
   risk_settings risk;
   batch_settings batch;
   smtp_settings smtp;
+  egress_settings egress;
   webhooks_settings webhooks;
   control_settings control;
 };

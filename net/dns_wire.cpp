@@ -15,13 +15,17 @@ using core::dns::record_type;
 
 constexpr int type_a = 1;             // RFC 1035 §3.2.2
 constexpr int type_soa = 6;           // RFC 1035 §3.2.2
+constexpr int type_ptr = 12;          // RFC 1035 §3.2.2
 constexpr int type_mx = 15;           // RFC 1035 §3.2.2
+constexpr int type_txt = 16;          // RFC 1035 §3.2.2
 constexpr int type_aaaa = 28;         // RFC 3596 §2.1
 constexpr int header_bytes = 12;      // RFC 1035 §4.1.1
 constexpr int question_fixed = 4;     // QTYPE, QCLASS
 constexpr int record_fixed = 10;      // TYPE, CLASS, TTL, RDLENGTH
 constexpr int soa_numbers_bytes = 20; // SERIAL ... MINIMUM
 constexpr int max_addresses = 256;
+constexpr std::size_t max_texts = 64;
+constexpr std::size_t max_text_bytes = 4096;
 
 lookup_result failed(rcode code) {
   lookup_result r;
@@ -94,6 +98,73 @@ lookup_result read_addresses(record_type type, const unsigned char* abuf,
   return r;
 }
 
+// Calls `each(rdata, rdlen)` for every answer record of `type` (CNAME
+// links before them are passed over); false on a malformed message.
+template <class F>
+bool for_each_answer(const unsigned char* abuf, int alen, int type, F each) {
+  if (abuf == nullptr || alen < header_bytes)
+    return false;
+  const unsigned char* end = abuf + alen;
+  const unsigned char* p = abuf + header_bytes;
+  auto qd = get16(abuf + 4);
+  auto an = get16(abuf + 6);
+  for (unsigned i = 0; i < qd; ++i) {
+    if (!skip_name(p, abuf, alen) || end - p < question_fixed)
+      return false;
+    p += question_fixed;
+  }
+  for (unsigned i = 0; i < an; ++i) {
+    if (!skip_name(p, abuf, alen) || end - p < record_fixed)
+      return false;
+    auto rtype = get16(p);
+    auto rdlen = get16(p + 8);
+    p += record_fixed;
+    if (end - p < rdlen)
+      return false;
+    if (rtype == type)
+      each(p, static_cast<int>(rdlen));
+    p += rdlen;
+  }
+  return true;
+}
+
+// PTR (RFC 1035 §3.3.12) names or TXT (§3.3.14) texts, at most max_texts.
+lookup_result read_texts(record_type type, const unsigned char* abuf,
+                         int alen) {
+  lookup_result r;
+  bool ok = for_each_answer(
+      abuf, alen, type == record_type::ptr ? type_ptr : type_txt,
+      [&](const unsigned char* rd, int rdlen) {
+        if (r.texts.size() >= max_texts)
+          return;
+        if (type == record_type::ptr) {
+          char* name = nullptr;
+          long len = 0;
+          if (ares_expand_name(rd, abuf, alen, &name, &len) != ARES_SUCCESS)
+            return;
+          r.texts.push_back(core::dns::normalize_name(name));
+          ares_free_string(name);
+          return;
+        }
+        // <character-string>s: a length octet, then that many octets.
+        std::string text;
+        for (int i = 0; i < rdlen;) {
+          auto n = rd[i];
+          if (i + 1 + n > rdlen)
+            break;
+          text.append(reinterpret_cast<const char*>(rd + i + 1), n);
+          i += 1 + n;
+        }
+        if (text.size() > max_text_bytes)
+          text.resize(max_text_bytes);
+        r.texts.push_back(std::move(text));
+      });
+  if (!ok)
+    return failed(rcode::other_error);
+  r.code = r.texts.empty() ? rcode::nodata : rcode::ok;
+  return r;
+}
+
 } // namespace
 
 int type_code(record_type type) {
@@ -101,6 +172,8 @@ int type_code(record_type type) {
     case record_type::mx: return type_mx;
     case record_type::a: return type_a;
     case record_type::aaaa: return type_aaaa;
+    case record_type::ptr: return type_ptr;
+    case record_type::txt: return type_txt;
   }
   return type_mx;
 }
@@ -163,6 +236,8 @@ lookup_result read_answer(int ares_status, record_type type,
     r = failed(rcode_of(ares_status));
   else if (type == record_type::mx)
     r = read_mx(abuf, alen);
+  else if (type == record_type::ptr || type == record_type::txt)
+    r = read_texts(type, abuf, alen);
   else
     r = read_addresses(type, abuf, alen);
   if (r.code == rcode::ok)

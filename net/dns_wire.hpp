@@ -27,9 +27,9 @@ core::dns::rcode rcode_of(int ares_status);
 ttls read_ttls(const unsigned char* abuf, int alen);
 
 /// Reads the answer to a query of `type` that c-ares ended with
-/// `ares_status`: MX records or addresses (text, at most 256), the result
-/// code, and the TTL that applies to it (the answer's for `ok`, the
-/// negative one for `nxdomain` and `nodata`).
+/// `ares_status`: MX records, addresses (text, at most 256), PTR names or
+/// TXT texts (at most 64), the result code, and the TTL that applies to it
+/// (the answer's for `ok`, the negative one for `nxdomain` and `nodata`).
 core::dns::lookup_result read_answer(int ares_status,
                                      core::dns::record_type type,
                                      const unsigned char* abuf, int alen);

@@ -93,6 +93,7 @@ struct smtp_client::impl {
   call_pool<call_op> calls;
   asio::ssl::context tls;
   std::optional<tcp::endpoint> proxy;
+  std::optional<asio::ip::address> source;
 
   std::atomic<std::uint64_t> connected{0}, blocked{0}, tls_done{0}, timeouts{0};
 };
@@ -146,6 +147,21 @@ private:
     target_ = tcp::endpoint{address, port_};
     arm(step_);
     auto to = owner_.proxy ? *owner_.proxy : target_;
+    if (owner_.source) {
+      if (owner_.source->is_v4() != to.address().is_v4())
+        return fail(connect_failure::other,
+                    "smtp.source_address " + owner_.source->to_string() +
+                        " cannot reach " + to.address().to_string() +
+                        " (another address family)");
+      std::error_code ec;
+      conn_.tcp().open(to.protocol(), ec);
+      if (!ec)
+        conn_.tcp().bind(tcp::endpoint{*owner_.source, 0}, ec);
+      if (ec)
+        return fail(connect_failure::other,
+                    "cannot bind smtp.source_address " +
+                        owner_.source->to_string() + ": " + ec.message());
+    }
     conn_.tcp().async_connect(to,
                               [self = shared_from_this()](std::error_code ec) {
                                 self->on_connect(ec);
@@ -402,6 +418,15 @@ smtp_client::create(smtp_client_config config) {
                               "smtp.socks5_proxy: expected ip:port or "
                               "[v6]:port, got \"" +
                                   self->config.socks5_proxy + "\"");
+  }
+  if (!self->config.source_address.empty()) {
+    std::error_code bad;
+    self->source = asio::ip::make_address(self->config.source_address, bad);
+    if (bad)
+      return core::make_error(core::errc::validation_failed,
+                              "smtp.source_address: expected an IP address, "
+                              "got \"" +
+                                  self->config.source_address + "\"");
   }
   std::error_code ec;
   self->tls.set_options(asio::ssl::context::default_workarounds |

@@ -54,6 +54,10 @@ struct smtp_client_config {
   /// SOCKS5 proxy "ip:port" ("[v6]:port"), IP literal only (no resolver
   /// is used); empty: connect directly.
   std::string socks5_proxy;
+  /// Local IP address every connection binds to before connecting (the
+  /// egress address receivers see, `smtp.source_address`); empty: the
+  /// kernel's choice.
+  std::string source_address;
   /// Longest wait for the reply to QUIT (the addresses are known by then).
   std::chrono::milliseconds quit_timeout{2000};
 };
@@ -112,7 +116,8 @@ public:
   /// Names a call for `give` and `finish` (never 0).
   using call_id = std::uint64_t;
 
-  /// Starts the I/O threads; fails on a bad proxy or TLS set-up.
+  /// Starts the I/O threads; fails on a bad proxy, source address or TLS
+  /// set-up.
   static core::expected<std::unique_ptr<smtp_client>>
   create(smtp_client_config config);
 

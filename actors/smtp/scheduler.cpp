@@ -685,6 +685,7 @@ scheduler_config make_scheduler_config(const config::smtp_settings& s,
   c.result_cache_ttl = std::chrono::seconds{s.result_cache_seconds};
   c.catch_all_ttl = std::chrono::seconds{s.catch_all_ttl_seconds};
   c.socks5_proxy = s.socks5_proxy;
+  c.source_address = s.source_address;
   c.io_threads = s.io_threads;
   c.host_metrics_idle = std::chrono::seconds{s.host_metrics_idle_seconds};
   c.host_metrics_max_hosts = static_cast<std::size_t>(
@@ -723,6 +724,7 @@ scheduler::create(caf::actor_system& sys, scheduler_config config,
   cc.policy = *policy;
   cc.verify_tls = config.verify_tls;
   cc.socks5_proxy = config.socks5_proxy;
+  cc.source_address = config.source_address;
   cc.quit_timeout = config.quit_timeout;
   auto client = net::smtp_client::create(std::move(cc));
   if (!client)

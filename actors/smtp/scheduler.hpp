@@ -113,6 +113,9 @@ struct scheduler_config {
   std::size_t catch_all_cache_size = 100000;
   /// SOCKS5 proxy "ip:port"; empty: direct connections.
   std::string socks5_proxy;
+  /// Local address probes bind to (`smtp.source_address`); empty: the
+  /// kernel's choice.
+  std::string source_address;
   /// I/O threads of the SMTP client.
   int io_threads = 1;
   /// MX hosts tried per domain, in priority order.

@@ -19,8 +19,9 @@ struct mx_record {
   friend bool operator==(const mx_record&, const mx_record&) = default;
 };
 
-/// The record types the resolver asks for.
-enum class record_type { mx, a, aaaa };
+/// The record types the resolver asks for (PTR and TXT for the egress
+/// audit: reverse DNS and blocklist reasons).
+enum class record_type { mx, a, aaaa, ptr, txt };
 
 /// How a single DNS query ended.
 enum class rcode {
@@ -53,6 +54,9 @@ struct lookup_result {
   bool has_aaaa = false;
   /// The addresses of an A/AAAA answer, in text form ("192.0.2.1", "::1").
   std::vector<std::string> addresses;
+  /// The names of a PTR answer (lower-case, no trailing dot) or the texts
+  /// of a TXT answer (each record's strings joined), in answer order.
+  std::vector<std::string> texts;
   /// Seconds the answer may be cached: the minimum TTL of the answer records,
   /// or for nxdomain/nodata min(SOA TTL, SOA MINIMUM) (RFC 2308 §5);
   /// empty when the answer carried none.

@@ -193,6 +193,8 @@ action session::on_data(std::string_view bytes) {
 action session::on_reply(const reply& r) {
   switch (state_) {
     case session_state::greeting:
+      result_.greeting_code = r.code;
+      result_.greeting = bounded_message(r.text());
       if (r.code != 220)
         // RFC 5321 §3.1: after a 554 greeting the client should QUIT.
         return fail(session_failure::greeting_rejected, &r, {}, r.klass() == 5);

@@ -188,6 +188,10 @@ struct session_result {
   int failure_code = 0;
   /// Its text (bounded), or a description of the fault.
   std::string failure_message;
+  /// The greeting's reply code (0 until one arrived) and text (bounded):
+  /// what `mailassay doctor` shows of a host.
+  int greeting_code = 0;
+  std::string greeting;
   /// Whether the session ran over TLS.
   bool tls = false;
   /// The server's extensions (all false after a HELO fallback).

@@ -139,6 +139,15 @@ parse_dns_zone(std::string_view text) {
       if (!valid_ip(AF_INET6, tok[i]))
         fail("bad IPv6 address");
       e.aaaa.push_back(tok[i]);
+    } else if (type == "PTR") {
+      need(1, 1);
+      e.ptr.push_back(normalize(tok[i]));
+    } else if (type == "TXT") {
+      need(1, SIZE_MAX);
+      std::string text;
+      for (auto k = i; k < tok.size(); ++k)
+        text += (k == i ? "" : " ") + tok[k];
+      e.txt.push_back(std::move(text));
     } else if (type == "CNAME") {
       need(1, 1);
       e.cname = normalize(tok[i]);
@@ -357,6 +366,27 @@ struct dns_peer::impl {
               if (inet_pton(AF_INET6, a.c_str(), rdata.data()) != 1)
                 continue;
               put_rr(answers, name, dns_type::aaaa, e->ttl, rdata);
+              ++ancount;
+            }
+          if (qtype == static_cast<std::uint16_t>(dns_type::ptr))
+            for (const auto& target : e->ptr) {
+              std::string rdata;
+              put_name(rdata, target);
+              put_rr(answers, name, dns_type::ptr, e->ttl, rdata);
+              ++ancount;
+            }
+          if (qtype == static_cast<std::uint16_t>(dns_type::txt))
+            for (const auto& text : e->txt) {
+              // One or more <character-string>s of at most 255 octets.
+              std::string rdata;
+              std::size_t at = 0;
+              do {
+                auto piece = text.substr(at, 255);
+                rdata.push_back(static_cast<char>(piece.size()));
+                rdata += piece;
+                at += 255;
+              } while (at < text.size());
+              put_rr(answers, name, dns_type::txt, e->ttl, rdata);
               ++ancount;
             }
           if (ancount == before)

@@ -20,6 +20,7 @@ enum class dns_type : std::uint16_t {
   ns = 2,
   cname = 5,
   soa = 6,
+  ptr = 12,
   mx = 15,
   txt = 16,
   aaaa = 28,
@@ -64,6 +65,10 @@ struct dns_entry {
   std::vector<std::string> a;
   /// IPv6 addresses in text form.
   std::vector<std::string> aaaa;
+  /// PTR target names (reverse DNS, RFC 1035 §3.3.12).
+  std::vector<std::string> ptr;
+  /// TXT texts, one record each (split into 255-octet strings on the wire).
+  std::vector<std::string> txt;
   /// CNAME target; when set, other records of the name are ignored and the
   /// chain is followed inside the peer's data (at most 8 links).
   std::string cname;
@@ -80,7 +85,8 @@ struct dns_entry {
 
 /// Parses a zone text into entries, one directive per line:
 /// `NAME [TTL] TYPE DATA...` with TYPE one of `MX prio host`, `A addr`,
-/// `AAAA addr`, `CNAME target`, `SOA minimum [ttl]`, `NXDOMAIN`,
+/// `AAAA addr`, `PTR name`, `TXT text...` (the line's remaining words
+/// joined by one space), `CNAME target`, `SOA minimum [ttl]`, `NXDOMAIN`,
 /// `SERVFAIL`, `REFUSED`, `DROP`, `DELAY ms`, `TRUNCATE`; a TTL given on any
 /// line applies to the whole name. `#` starts a comment. A name
 /// `*.zone` answers every name below `zone` without an entry of its own.

@@ -91,6 +91,8 @@ struct smtp_peer::impl {
   std::map<std::pair<std::string, std::string>, clock_type::time_point>
       greylist;
   std::size_t connections = 0;
+  // The source address of each connection accepted, oldest first.
+  std::vector<std::string> clients;
   std::size_t active = 0;
   // Connections from accept until QUIT (or close), and their peak: a
   // client that waits for 221 before opening the next connection never
@@ -401,11 +403,18 @@ struct smtp_peer::impl {
       int n = ::poll(fds, 2, 200);
       if (n <= 0 || stopping || (fds[0].revents & POLLIN) == 0)
         continue;
-      int fd = ::accept(listen_fd, nullptr, nullptr);
+      sockaddr_in from{};
+      socklen_t from_len = sizeof from;
+      int fd =
+          ::accept(listen_fd, reinterpret_cast<sockaddr*>(&from), &from_len);
       if (fd < 0)
         continue;
+      char from_text[INET_ADDRSTRLEN] = {};
+      ::inet_ntop(AF_INET, &from.sin_addr, from_text, sizeof from_text);
       std::lock_guard guard{mutex};
       ++connections;
+      if (clients.size() < 10000)
+        clients.emplace_back(from_text);
       ++active;
       peak_dialogues = std::max(peak_dialogues, ++dialogues);
       for (auto it = workers.begin(); it != workers.end();) {
@@ -607,6 +616,11 @@ void smtp_peer::set_default(smtp_rcpt_rule rule) {
 std::size_t smtp_peer::connections() const {
   std::lock_guard guard{impl_->mutex};
   return impl_->connections;
+}
+
+std::vector<std::string> smtp_peer::client_addresses() const {
+  std::lock_guard guard{impl_->mutex};
+  return impl_->clients;
 }
 
 std::size_t smtp_peer::active_connections() const {

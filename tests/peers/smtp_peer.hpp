@@ -143,6 +143,10 @@ public:
   /// Returns the number of TCP connections accepted.
   std::size_t connections() const;
 
+  /// Returns the source address of each connection accepted, oldest first
+  /// (at most 10000; kept over `reset_counts`).
+  std::vector<std::string> client_addresses() const;
+
   /// Returns the number of connections open now.
   std::size_t active_connections() const;
 

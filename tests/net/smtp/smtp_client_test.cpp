@@ -333,6 +333,29 @@ TEST_SUITE("net.smtp.client") {
     CHECK(peer.connections() == 1);
   }
 
+  TEST_CASE("binds every connection to the source address") {
+    smtp_peer peer(on("127.0.0.97"));
+    net::smtp_client_config c;
+    c.source_address = "127.0.0.42";
+    std::vector<std::string> allow{"127.0.0.0/8", "::1/128"};
+    c.policy = core::smtp::target_policy::parse(allow).value();
+    auto client = make_client(c, false);
+    auto r = run(*client, call_to(peer.address(), peer.port(),
+                                  make_session({"alice@d.test"})));
+    CHECK(r.report.transport == connect_failure::none);
+    CHECK(r.report.result.greeting_code == 220);
+    CHECK(r.report.result.greeting.find("mx.peer.test") != std::string::npos);
+    CHECK(peer.client_addresses() == std::vector<std::string>{"127.0.0.42"});
+
+    net::smtp_client_config bad;
+    bad.source_address = "not-an-ip";
+    CHECK_FALSE(net::smtp_client::create(bad).has_value());
+    // An IPv6 target from an IPv4 source: refused before connecting.
+    auto v6 = run(*client, call_to("::1", peer.port(),
+                                   make_session({"alice@d.test"})));
+    CHECK(v6.report.transport == connect_failure::other);
+  }
+
   TEST_CASE("reports a SOCKS5 refusal and a bad proxy setting") {
     tests::smtp::socks5_server proxy(true);
     net::smtp_client_config c;
