@@ -1,5 +1,6 @@
 #include "actors/batch/runner.hpp"
 #include "actors/cluster_events.hpp"
+#include "actors/egress_monitor.hpp"
 #include "actors/credits/ledger.hpp"
 #include "actors/shared_catch_all.hpp"
 #include "actors/shared_host_slots.hpp"
@@ -16,6 +17,7 @@
 #include "log/log.hpp"
 #include "net/control_socket.hpp"
 #include "net/dns_resolver.hpp"
+#include "net/egress_audit.hpp"
 #include "net/http_client.hpp"
 #include "net/io_thread.hpp"
 #include "net/redis_client.hpp"
@@ -406,6 +408,25 @@ smtp_scheduler_or_exit(const config::settings& cfg, caf::actor_system& sys,
   return std::move(*made);
 }
 
+// The egress audit's checks (1 ok, 0.5 warn, 0 fail; a skipped check has
+// no series), once the first audit ended.
+void add_egress_gauges(http::metrics& stats,
+                       const actors::egress_monitor& monitor) {
+  const auto* m = &monitor;
+  stats.add_gauge_family(
+      "mailassay_egress_check",
+      "The egress self-audit's checks: 1 ok, 0.5 warn, 0 fail "
+      "(docs/operations.md, \"Why is every answer unknown?\").",
+      [m] {
+        std::vector<std::pair<std::string, double>> out;
+        if (auto reading = m->latest())
+          for (const auto& c : reading->report.checks)
+            if (auto v = core::egress::gauge_value(c.result))
+              out.emplace_back("check=\"" + label_value(c.name) + "\"", *v);
+        return out;
+      });
+}
+
 void add_webhook_gauges(http::metrics& stats,
                         const actors::webhooks::dispatcher_gauges& g) {
   auto* gp = &g;
@@ -682,6 +703,18 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   add_pool_gauges(stats, "validation", validation.size(), validation.gauges());
   add_dns_gauges(stats, validator);
   add_smtp_gauges(stats, scheduler.get(), *ledger_counters);
+  // The egress self-audit, on a thread of its own (it blocks), only when
+  // SMTP probing is on: it checks what makes every probe's answer unknown.
+  std::unique_ptr<actors::egress_monitor> egress;
+  if (scheduler) {
+    egress = std::make_unique<actors::egress_monitor>(
+        std::make_shared<net::egress_audit>(egress_config(cfg),
+                                            validator->shared_resolver()),
+        actors::egress_monitor_options{
+            cfg.egress.at_start,
+            std::chrono::seconds(cfg.egress.interval_seconds), unix_now});
+    add_egress_gauges(stats, *egress);
+  }
   if (scheduler && catch_all_counters) {
     const char* help = "Catch-all verdicts shared through Redis: sent to "
                        "the other processes, or heard (own ones included).";
@@ -728,6 +761,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   svc.batches = &batches;
   svc.shared_limits = shared_limits.get();
   svc.webhooks = &webhooks;
+  svc.egress = egress.get();
   stats.add_gauge("mailassay_http_in_flight", "Requests being handled.",
                   [&svc] { return static_cast<double>(svc.in_flight.load()); });
   {
@@ -762,6 +796,9 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
       control->stop();
     srv.drain_and_stop(10000);
   }
+  // An audit in progress ends now (its report is dropped).
+  if (egress)
+    egress->stop();
   // No more changes from other processes: their sinks are about to stop.
   if (events)
     events->stop();

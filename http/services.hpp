@@ -22,6 +22,10 @@ namespace mailassay::actors::webhooks {
 class dispatcher;
 } // namespace mailassay::actors::webhooks
 
+namespace mailassay::actors {
+class egress_monitor;
+} // namespace mailassay::actors
+
 namespace mailassay::http {
 
 /// What handlers may use; built once by the composition root.
@@ -48,6 +52,8 @@ struct services {
   actors::shared_limiter* shared_limits = nullptr;
   /// Sends webhook deliveries; null in tools without one.
   actors::webhooks::dispatcher* webhooks = nullptr;
+  /// The egress self-audit of SMTP probing; null when probing is off.
+  const actors::egress_monitor* egress = nullptr;
 };
 
 } // namespace mailassay::http

@@ -1,13 +1,22 @@
 #include "http/codec/service.hpp"
 
 #include "core/base/time_format.hpp"
+#include "http/codec/egress.hpp"
 
 namespace mailassay::http::codec {
 
-json health(bool healthy, std::int64_t now) {
+json health(bool healthy, std::int64_t now, const smtp_health& smtp) {
+  json details{{"smtp", smtp.state}};
+  if (smtp.report) {
+    details["failedChecks"] = smtp.report->failed();
+    auto egress = egress_report(*smtp.report);
+    egress["checkedAt"] = core::iso8601(smtp.checked_at);
+    details["egress"] = std::move(egress);
+  }
   return {{"status", healthy ? "healthy" : "unhealthy"},
           {"timestamp", core::iso8601(now)},
-          {"version", "v2"}};
+          {"version", "v2"},
+          {"details", std::move(details)}};
 }
 
 json status(const service_status& s) {

@@ -1,3 +1,4 @@
+#include "actors/egress_monitor.hpp"
 #include "http/codec/service.hpp"
 #include "http/embedded_text.hpp"
 #include "http/handler_support.hpp"
@@ -25,14 +26,33 @@ void ping_storage(call c, F done) {
   }});
 }
 
+// What /health says of SMTP probing's egress.
+codec::smtp_health smtp_health_of(const services& svc) {
+  codec::smtp_health h;
+  if (!svc.egress)
+    return h;
+  h.state = "unchecked";
+  if (auto reading = svc.egress->latest()) {
+    h.state = reading->report.ok() ? "ok" : "degraded";
+    h.report = std::move(reading->report);
+    h.checked_at = reading->checked_at;
+  }
+  return h;
+}
+
 } // namespace
 
 void handle_health(call c) {
   auto now = c.svc->now();
-  c.ex->set_timeout_response(
-      {503, codec::text_of(codec::health(false, now)), "application/json", {}});
+  c.ex->set_timeout_response({503,
+                              codec::text_of(codec::health(
+                                  false, now, smtp_health_of(*c.svc))),
+                              "application/json",
+                              {}});
   ping_storage(c, [c](bool ok) {
-    c.ex->json(ok ? 200 : 503, codec::text_of(codec::health(ok, c.svc->now())));
+    c.ex->json(ok ? 200 : 503,
+               codec::text_of(codec::health(ok, c.svc->now(),
+                                            smtp_health_of(*c.svc))));
   });
 }
 

@@ -56,8 +56,8 @@ int run_binary(const std::vector<std::string>& args,
                std::map<std::string, std::string> env, std::string& output);
 
 /// Adds what every test run of the binary needs unless already set: the
-/// risk lists of the source tree and a DNS server that is never the
-/// machine's.
+/// risk lists of the source tree, a DNS server that is never the
+/// machine's, and no egress audit in `serve`.
 void test_environment(std::map<std::string, std::string>& env);
 
 } // namespace mailassay::testing
