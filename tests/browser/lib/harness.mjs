@@ -58,14 +58,15 @@ nx.test NXDOMAIN
 `;
 
 /**
- * Starts the service (and its DNS peer); `env` adds settings. Returns
+ * Starts the service (and its DNS peer); `env` adds settings, `zone` adds
+ * lines to the peer's zone. Returns
  * {base, port, stop(), api(method, path, body, token)}.
  */
-export async function startService(env = {}) {
+export async function startService(env = {}, zone = "") {
   assert.ok(binary, "MAILASSAY_BINARY is not set (run through ctest)");
   assert.ok(dnsPeer, "MAILASSAY_DNS_PEER is not set (run through ctest)");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mailassay-dashboard-"));
-  fs.writeFileSync(path.join(dir, "zone.txt"), ZONE);
+  fs.writeFileSync(path.join(dir, "zone.txt"), ZONE + zone);
   const dnsPort = await freePort();
   const dns = spawn(dnsPeer, ["--zone", path.join(dir, "zone.txt"), "--listen",
     `127.0.0.1:${dnsPort}`], { stdio: "ignore" });

@@ -1,6 +1,7 @@
 // Operations (owners and admins): /status, and from /metrics the actor
 // pools (size, busy, queued), the DNS cache, SMTP sessions and batch work,
-// each with the setting that sizes it (docs/configuration.md).
+// each with the setting that sizes it (docs/configuration.md); from
+// /health the SMTP egress audit, each check with what to do about it.
 import {
   html,
   useState,
@@ -107,6 +108,63 @@ function Smtp({ m }) {
   </section>`;
 }
 
+// check name -> [what it checks, what to do when it warns or fails]
+const EGRESS_CHECKS = {
+  helo_dns: ["smtp.helo is a public FQDN with an A or AAAA record",
+    "Set smtp.helo to a name of this host and publish its A record (the egress address)."],
+  egress_ptr: ["The egress address's PTR names smtp.helo, which resolves back to it",
+    "Ask the owner of the address (the hosting provider's panel) to set its reverse DNS to smtp.helo, or set smtp.helo to the PTR name; then add the matching A record."],
+  dnsbl: ["The egress address is on none of the DNS blocklists",
+    "Follow each list's delisting procedure, or probe from another address (smtp.source_address, smtp.socks5_proxy). A refused query means the resolver is public: use your own in dns.servers."],
+  port25: ["TCP port 25 of the reference MX hosts opens",
+    "Most clouds block outbound port 25: ask the provider to open it, or probe through smtp.socks5_proxy on a host where it is open."],
+  smtp_greeting: ["A reference MX host greets us and accepts EHLO",
+    "A 5xx greeting or a policy text names why the host refuses us: usually the blocklist or reverse-DNS check above; fix that first."],
+  mail_from: ["The domain of smtp.mail_from has an MX or an A record",
+    "Use a sender at a domain you control that receives mail, or the null sender."],
+};
+
+function Egress({ health }) {
+  const d = health && health.details;
+  const state = d ? d.smtp : null;
+  const e = d && d.egress;
+  return html`<section aria-labelledby="egress-title">
+    <h2 id="egress-title">SMTP egress</h2>
+    ${!d
+      ? html`<${Loading} />`
+      : state === "off"
+        ? html`<p class="note">SMTP probing is off on this server, so its egress is
+            not audited.</p>`
+        : !e
+          ? html`<p class="note">The first egress audit has not finished yet; run${" "}
+              <code>mailassay doctor</code> on the server to see it now.</p>`
+          : html`<p>From <a href="/health">/health</a>: <${StatusBadge} status=${state} />
+                · egress address <code>${e.egressAddress || "unknown"}</code> · audited${" "}
+                ${new Date(e.checkedAt).toLocaleString()}. The same checks as${" "}
+                <code>mailassay doctor</code>; docs/operations.md, “Why is every answer
+                unknown?”.</p>
+              <${TableScroll} label="Egress checks">
+                <table>
+                  <caption class="muted">Egress checks: a failed one makes receiving servers
+                    refuse the probes, so SMTP answers come back unknown.</caption>
+                  <thead><tr><th scope="col">Check</th><th scope="col">Result</th>
+                    <th scope="col">What was seen</th><th scope="col">What to do</th></tr></thead>
+                  <tbody>
+                    ${e.checks.map((c) => {
+                      const [what, todo] = EGRESS_CHECKS[c.name] || [c.name, ""];
+                      return html`<tr>
+                        <th scope="row"><code>${c.name}</code><br /><small class="muted">${what}</small></th>
+                        <td><${StatusBadge} status=${c.status} /></td>
+                        <td>${c.detail}</td>
+                        <td>${c.status === "fail" || c.status === "warn" ? todo : "—"}</td>
+                      </tr>`;
+                    })}
+                  </tbody>
+                </table>
+              <//>`}
+  </section>`;
+}
+
 function Work({ m }) {
   return html`<section aria-labelledby="work-title">
     <h2 id="work-title">Requests and batch jobs</h2>
@@ -127,9 +185,10 @@ function Work({ m }) {
 export function Operations() {
   const status = useLoad(() => api.publicGet("/status"), []);
   const metrics = useLoad(async () => parseMetrics(await api.publicGet("/metrics")), []);
+  const health = useLoad(() => api.publicGet("/health"), []);
   const [at, setAt] = useState(new Date());
   usePolling(async () => {
-    await Promise.all([status.reload(), metrics.reload()]);
+    await Promise.all([status.reload(), metrics.reload(), health.reload()]);
     setAt(new Date());
   }, 15);
   const s = status.data;
@@ -161,5 +220,6 @@ export function Operations() {
       </section>
       <${Dns} m=${m} />
       <${Smtp} m=${m} />
+      <${Egress} health=${health.data} />
       <${Work} m=${m} />`}`;
 }
