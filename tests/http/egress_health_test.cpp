@@ -4,6 +4,7 @@
 // and the checks as gauges on /metrics.
 
 #include "tests/http/fixtures.hpp"
+#include "tests/http/smtp_service.hpp"
 #include "tests/peers/dns_peer.hpp"
 #include "tests/peers/smtp_peer.hpp"
 #include "tests/support/wait.hpp"
@@ -45,13 +46,13 @@ TEST_SUITE("api.egress") {
     dns_peer dns;
     smtp_peer mx;
     dns.load_zone(failing_world);
-    server_process srv{smtp_server_env(
-        dns.server(), std::to_string(mx.port()),
-        {{"MAILASSAY_SMTP_SOURCE_ADDRESS", "127.0.0.2"},
-         {"MAILASSAY_EGRESS_REFERENCE_DOMAINS", "ref.test"},
-         {"MAILASSAY_EGRESS_DNSBL", "zen.test"},
-         {"MAILASSAY_EGRESS_AT_START", "true"},
-         {"MAILASSAY_EGRESS_INTERVAL_SECONDS", "0"}})};
+    server_process srv{
+        smtp_server_env(dns.server(), std::to_string(mx.port()),
+                        {{"MAILASSAY_SMTP_SOURCE_ADDRESS", "127.0.0.2"},
+                         {"MAILASSAY_EGRESS_REFERENCE_DOMAINS", "ref.test"},
+                         {"MAILASSAY_EGRESS_DNSBL", "zen.test"},
+                         {"MAILASSAY_EGRESS_AT_START", "true"},
+                         {"MAILASSAY_EGRESS_INTERVAL_SECONDS", "0"}})};
     api a{srv};
     json h;
     REQUIRE(eventually(
@@ -64,8 +65,7 @@ TEST_SUITE("api.egress") {
     CHECK(h["version"] == "v2");
     CHECK(h.contains("timestamp"));
     CHECK(h["details"]["smtp"] == "degraded");
-    CHECK(h["details"]["failedChecks"] ==
-          json::array({"egress_ptr", "dnsbl"}));
+    CHECK(h["details"]["failedChecks"] == json::array({"egress_ptr", "dnsbl"}));
     auto egress = h["details"]["egress"];
     CHECK(egress["egressAddress"] == "127.0.0.2");
     CHECK(egress["ok"] == false);
@@ -89,6 +89,22 @@ TEST_SUITE("api.egress") {
       return log.find("egress_check_failed") != std::string::npos &&
              log.find("static-2.isp.test") != std::string::npos;
     }));
+  }
+
+  TEST_CASE("probes leave from smtp.source_address") {
+    smtp_service s;
+    s.start("d.test MX 10 mx.d.test\nmx.d.test A 127.0.0.1\n",
+            {{"MAILASSAY_SMTP_SOURCE_ADDRESS", "127.0.0.2"},
+             {"MAILASSAY_SMTP_TLS", "never"}},
+            {}, "Source");
+    auto r = s.a->post("/v2/email/validate",
+                       {{"email", "alice@d.test"}, {"smtp", true}}, s.key);
+    REQUIRE_MESSAGE(r.status == 200, r.body);
+    CHECK(json::parse(r.body)["smtp"]["deliverable"] == true);
+    auto clients = s.mx.client_addresses();
+    REQUIRE_FALSE(clients.empty());
+    for (const auto& c : clients)
+      CHECK(c == "127.0.0.2");
   }
 
   TEST_CASE("without SMTP probing /health says smtp: off") {
