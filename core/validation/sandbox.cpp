@@ -95,6 +95,7 @@ sandbox_answer sandbox_answer_of(sandbox_case c) {
     // The RCPT went out and no reply came within the time-out: nothing
     // answered for the address.
     a.smtp.timed_out = true;
+    a.smtp.failure = smtp_failure::timeout;
     a.reply = {sandbox_mx_host, 1, 0, {}, {}};
     return a;
   }

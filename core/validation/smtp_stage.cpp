@@ -1,5 +1,8 @@
 #include "core/validation/smtp_stage.hpp"
 
+#include <cctype>
+#include <string>
+
 namespace mailassay::core::validation {
 
 using smtp::rcpt_verdict;
@@ -38,6 +41,48 @@ credit_hold hold_for(smtp_plan plan, bool prepaid) {
   return prepaid ? credit_hold::prepaid : credit_hold::reserve;
 }
 
+namespace {
+
+// Deferrals that speak of our volume rather than of greylisting, e.g.
+// "421 4.7.28 Gmail has detected an unusual rate of unsolicited mail",
+// "450 4.7.1 Too many connections from your IP", "451 4.7.650 The mail
+// server [192.0.2.1] has been temporarily rate limited due to IP
+// reputation" (Microsoft), "421 4.7.0 [TSS04] Messages from 192.0.2.1
+// temporarily deferred due to unexpected volume" (Yahoo).
+bool speaks_of_rate(std::string_view message) {
+  std::string text{message};
+  for (auto& c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view w : {"rate limit", "ratelimit", "unusual rate",
+                             "too many", "volume", "throttl", "exceeded"})
+    if (text.find(w) != std::string::npos)
+      return true;
+  return false;
+}
+
+} // namespace
+
+std::optional<smtp_failure> failure_of(const smtp::address_outcome& o) {
+  const auto& c = o.rcpt;
+  if (c.verdict == rcpt_verdict::blocked_by_policy)
+    return smtp_failure::policy_refused;
+  if (c.verdict == rcpt_verdict::greylisted_or_throttled)
+    return speaks_of_rate(c.message) ? smtp_failure::rate_limited
+                                     : smtp_failure::tempfail;
+  if (o.unroutable)
+    return std::nullopt; // reason unroutable_mx says it already
+  if (o.timed_out)
+    return smtp_failure::timeout;
+  if (c.why_unasked == smtp::unasked_reason::all_hosts_failed)
+    return smtp_failure::connect_failed;
+  if (c.why_unasked == smtp::unasked_reason::budget)
+    return smtp_failure::timeout;
+  if (c.verdict == rcpt_verdict::other_temporary ||
+      c.verdict == rcpt_verdict::too_many_recipients)
+    return smtp_failure::tempfail;
+  return std::nullopt;
+}
+
 smtp_facts facts_of(const smtp::address_outcome& o) {
   smtp_facts f;
   f.attempted = true;
@@ -67,6 +112,7 @@ smtp_facts facts_of(const smtp::address_outcome& o) {
   f.greylisted = f.deferred || o.deferrals > 0;
   f.timed_out = o.timed_out;
   f.unroutable = o.unroutable;
+  f.failure = failure_of(o);
   return f;
 }
 

@@ -20,6 +20,7 @@
 #include "core/validation/verdict.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace mailassay::core::validation {
@@ -60,6 +61,14 @@ credit_hold hold_for(smtp_plan plan, bool prepaid);
 /// when any pass met a 4xx deferral, even if a later pass decided;
 /// `deferred` when the last pass was one.
 smtp_facts facts_of(const smtp::address_outcome& answer);
+
+/// Returns why `answer` says nothing about the mailbox when our client or
+/// the path is the likely cause: a policy refusal (`blocked_by_policy`),
+/// a 4xx deferral whose text speaks of rate or volume (rate_limited) or
+/// any other (tempfail), every MX host failing (connect_failed), a
+/// time-out; empty for an answer about the mailbox, an unroutable route or
+/// any other verdict.
+std::optional<smtp_failure> failure_of(const smtp::address_outcome& answer);
 
 /// What happens to a held credit once the answer is known.
 enum class settlement {

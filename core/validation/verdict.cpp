@@ -47,6 +47,17 @@ std::string_view to_string(status s) {
   return "unknown";
 }
 
+std::string_view to_string(smtp_failure f) {
+  switch (f) {
+    case smtp_failure::policy_refused: return "policy_refused";
+    case smtp_failure::rate_limited: return "rate_limited";
+    case smtp_failure::connect_failed: return "connect_failed";
+    case smtp_failure::timeout: return "timeout";
+    case smtp_failure::tempfail: return "tempfail";
+  }
+  return "tempfail";
+}
+
 std::optional<status> parse_status(std::string_view text) {
   for (auto s :
        {status::valid, status::invalid, status::risky, status::unknown})

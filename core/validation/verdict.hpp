@@ -21,6 +21,23 @@ std::string_view to_string(status s);
 /// Parses a status name; nullopt for anything else.
 std::optional<status> parse_status(std::string_view text);
 
+/// Why a probe said nothing about the mailbox when the likely cause is our
+/// client or the path to the server, not the mailbox (`smtp.failure`,
+/// docs/smtp.md "Failures"); the status stays unknown and no credit is
+/// used for it.
+enum class smtp_failure {
+  policy_refused, ///< The server refused us by policy (5.7.x, a blocklist,
+                  ///< our address, reverse DNS, reputation).
+  rate_limited,   ///< A 4xx saying we send too much or too fast.
+  connect_failed, ///< No MX host could be talked to (connect, greeting).
+  timeout,        ///< No answer within the time allowed.
+  tempfail,       ///< Another temporary failure (greylisting, 4xx).
+};
+
+/// Returns the failure's name: "policy_refused", "rate_limited",
+/// "connect_failed", "timeout" or "tempfail".
+std::string_view to_string(smtp_failure f);
+
 /// What the SMTP stage found (core/validation/smtp_stage.hpp builds it).
 struct smtp_facts {
   /// The SMTP stage ran for this address: a probe, a probe shared with
@@ -43,6 +60,10 @@ struct smtp_facts {
   bool timed_out = false;  ///< No answer within the budget.
   bool unroutable = false; ///< Every MX address refused by the outbound
                            ///< address policy: reason `unroutable_mx`.
+  /// Why no answer about the mailbox came, when our side is the likely
+  /// cause; empty when the mailbox was answered for (or for a reason
+  /// that is not one of these).
+  std::optional<smtp_failure> failure;
 };
 
 /// Every signal the verdict is built from. `std::nullopt` means the check was

@@ -232,6 +232,11 @@ void write_validation_result(std::string& out,
   w.flag(s.disabled);
   w.raw(",\"enhancedCode\":");
   w.text_or_null(reply.enhanced);
+  w.raw(",\"failure\":");
+  if (s.failure)
+    w.text(core::validation::to_string(*s.failure));
+  else
+    w.null();
   w.raw(",\"fullInbox\":");
   w.flag(s.full_inbox);
   w.raw(",\"greylisted\":");

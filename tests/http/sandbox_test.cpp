@@ -78,10 +78,12 @@ void check_facts(const std::string& email, const json& b) {
     CHECK(smtp["code"] == 250);
   } else if (local == "timeout") {
     CHECK(smtp["timedOut"] == true);
+    CHECK(smtp["failure"] == "timeout");
     CHECK(smtp["checked"] == false);
     CHECK(smtp["code"].is_null());
   } else {
     CHECK(smtp["checked"] == true);
+    CHECK(smtp["failure"].is_null());
     CHECK(smtp["deliverable"] == true);
     CHECK(smtp["catchAll"] == false);
     CHECK(smtp["code"] == 250);

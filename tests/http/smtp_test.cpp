@@ -165,6 +165,43 @@ TEST_SUITE("api.smtp") {
     CHECK(b["creditsUsed"] == 0);
     CHECK(env.balance() == before);
     CHECK(tarpit.connections() >= 1);
+    CHECK(b["smtp"]["failure"] == "timeout");
+  }
+
+  TEST_CASE("an answer that blames our side names the failure and stays "
+            "unknown") {
+    smtp_env env;
+    // A domain of its own: the fixture's rules for smtp.test come first.
+    env.dns.load_zone("ours.test MX 10 mx.peer.test\n");
+    env.mx.add_rule("blocked@*", smtp_rcpt_behaviour::policy_block);
+    env.mx.add_rule(smtp_rcpt_rule{
+        "rate@*", smtp_rcpt_behaviour::custom, std::chrono::milliseconds(0),
+        "450 4.7.1 Too many connections from your IP, slow down"});
+    env.mx.add_rule(smtp_rcpt_rule{"grey@*", smtp_rcpt_behaviour::custom,
+                                   std::chrono::milliseconds(0),
+                                   "450 4.2.0 Greylisted, try again later"});
+    struct row {
+      const char* email;
+      const char* failure;
+    };
+    // refused.test: nothing listens on 127.0.0.33.
+    for (auto r : {row{"blocked@ours.test", "policy_refused"},
+                   row{"rate@ours.test", "rate_limited"},
+                   row{"grey@ours.test", "tempfail"},
+                   row{"ann@refused.test", "connect_failed"}}) {
+      std::string email = r.email;
+      CAPTURE(email);
+      auto res = env.validate(r.email, 1500);
+      REQUIRE_MESSAGE(res.status == 200, res.body);
+      auto b = json::parse(res.body);
+      CHECK(b["status"] == "unknown");
+      CHECK_MESSAGE(b["smtp"]["failure"] == r.failure, res.body);
+      CHECK(b["smtp"]["deliverable"].is_null());
+    }
+    auto ok = json::parse(env.validate("ann@smtp.test").body);
+    CHECK(ok["smtp"]["failure"].is_null());
+    auto gone = json::parse(env.validate("gone@smtp.test").body);
+    CHECK(gone["smtp"]["failure"].is_null());
   }
 
   TEST_CASE("tarpit, slow, refused and temp-failing hosts end within the "

@@ -136,6 +136,8 @@ result random_result(generator& g) {
   s.full_inbox = g.chance(20);
   s.disabled = g.chance(20);
   s.timed_out = g.chance(20);
+  if (g.chance(40))
+    s.failure = static_cast<core::validation::smtp_failure>(g.below(5));
   auto& reply = r.smtp_reply;
   reply.host = g.chance(50) ? std::string{} : text(g, 2);
   reply.attempts = g.below(5);

@@ -64,6 +64,8 @@ inline json validation_result(const actors::validation::result& r) {
       {"fullInbox", s.full_inbox},
       {"disabled", s.disabled},
       {"timedOut", s.timed_out},
+      {"failure", s.failure ? json(core::validation::to_string(*s.failure))
+                            : json(nullptr)},
       {"code", r.smtp_reply.code ? json(r.smtp_reply.code) : json(nullptr)},
       {"enhancedCode", r.smtp_reply.enhanced.empty()
                            ? json(nullptr)

@@ -142,6 +142,7 @@ TEST_SUITE("core.validation.sandbox") {
     CHECK(timeout.smtp.attempted);
     CHECK_FALSE(timeout.smtp.checked);
     CHECK(timeout.smtp.timed_out);
+    CHECK(timeout.smtp.failure == validation::smtp_failure::timeout);
     CHECK_FALSE(timeout.smtp.deliverable.has_value());
     CHECK(timeout.reply.code == 0);
 

@@ -4,7 +4,9 @@
 
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 using namespace mailassay::core;
 using validation::credit_hold;
@@ -184,5 +186,64 @@ TEST_SUITE("core.validation.smtp_stage") {
     // Never deferred.
     CHECK_FALSE(
         validation::facts_of(answer(rcpt_verdict::accepted, 250)).greylisted);
+  }
+
+  TEST_CASE("names the failure when our side, not the mailbox, is the cause") {
+    using smtp::rcpt_verdict;
+    using validation::smtp_failure;
+    auto with = [](rcpt_verdict v, int code, std::string message) {
+      auto o = answer(v, code);
+      o.rcpt.message = std::move(message);
+      return o;
+    };
+    auto timed_out = answer(rcpt_verdict::other_temporary, 0);
+    timed_out.timed_out = true;
+    auto all_failed = answer(rcpt_verdict::not_attempted, 0);
+    all_failed.rcpt = smtp::unasked(smtp::unasked_reason::all_hosts_failed);
+    auto budget = answer(rcpt_verdict::not_attempted, 0);
+    budget.rcpt = smtp::unasked(smtp::unasked_reason::budget);
+    auto unroutable = answer(rcpt_verdict::not_attempted, 0);
+    unroutable.rcpt = smtp::unasked(smtp::unasked_reason::unroutable_mx);
+    unroutable.unroutable = true;
+    struct row {
+      smtp::address_outcome o;
+      std::optional<smtp_failure> want;
+    };
+    std::vector<row> rows{
+        {with(rcpt_verdict::blocked_by_policy, 554,
+              "Client host [192.0.2.1] blocked using zen.spamhaus.org"),
+         smtp_failure::policy_refused},
+        {with(rcpt_verdict::greylisted_or_throttled, 421,
+              "Gmail has detected an unusual rate of unsolicited mail"),
+         smtp_failure::rate_limited},
+        {with(rcpt_verdict::greylisted_or_throttled, 450,
+              "Too many connections from your IP"),
+         smtp_failure::rate_limited},
+        {with(rcpt_verdict::greylisted_or_throttled, 421,
+              "[TSS04] Messages temporarily deferred due to unexpected "
+              "volume"),
+         smtp_failure::rate_limited},
+        {with(rcpt_verdict::greylisted_or_throttled, 450,
+              "Greylisted, please try again later"),
+         smtp_failure::tempfail},
+        {with(rcpt_verdict::other_temporary, 451, "local error"),
+         smtp_failure::tempfail},
+        {timed_out, smtp_failure::timeout},
+        {budget, smtp_failure::timeout},
+        {all_failed, smtp_failure::connect_failed},
+        {unroutable, std::nullopt},
+        {answer(rcpt_verdict::accepted, 250), std::nullopt},
+        {answer(rcpt_verdict::no_such_user, 550), std::nullopt},
+        {answer(rcpt_verdict::mailbox_full, 552), std::nullopt},
+    };
+    for (auto& r : rows) {
+      CAPTURE(r.o.rcpt.message);
+      CHECK(validation::failure_of(r.o) == r.want);
+      CHECK(validation::facts_of(r.o).failure == r.want);
+    }
+    CHECK(validation::to_string(smtp_failure::policy_refused) ==
+          "policy_refused");
+    CHECK(validation::to_string(smtp_failure::connect_failed) ==
+          "connect_failed");
   }
 }
