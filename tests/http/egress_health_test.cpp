@@ -91,6 +91,34 @@ TEST_SUITE("api.egress") {
     }));
   }
 
+  TEST_CASE("the audit runs again every interval: a delisted address "
+            "clears the degraded state") {
+    dns_peer dns;
+    smtp_peer mx;
+    dns.load_zone(failing_world);
+    // Only the blocklist fails: the PTR names the HELO.
+    dns.update("2.0.0.127.in-addr.arpa",
+               [](auto& e) { e.ptr = {"probe.example.io"}; });
+    server_process srv{
+        smtp_server_env(dns.server(), std::to_string(mx.port()),
+                        {{"MAILASSAY_SMTP_SOURCE_ADDRESS", "127.0.0.2"},
+                         {"MAILASSAY_EGRESS_REFERENCE_DOMAINS", "ref.test"},
+                         {"MAILASSAY_EGRESS_DNSBL", "zen.test"},
+                         {"MAILASSAY_EGRESS_AT_START", "true"},
+                         {"MAILASSAY_EGRESS_INTERVAL_SECONDS", "1"}})};
+    api a{srv};
+    auto state = [&] { return health(a)["details"]["smtp"]; };
+    REQUIRE(eventually([&] { return state() == "degraded"; },
+                       std::chrono::seconds(60),
+                       std::chrono::milliseconds(50)));
+    CHECK(health(a)["details"]["failedChecks"] == json::array({"dnsbl"}));
+    dns.remove("2.0.0.127.zen.test");
+    REQUIRE(eventually([&] { return state() == "ok"; },
+                       std::chrono::seconds(60),
+                       std::chrono::milliseconds(50)));
+    CHECK(a.metric("mailassay_egress_check{check=\"dnsbl\"}") == 1.0);
+  }
+
   TEST_CASE("probes leave from smtp.source_address") {
     smtp_service s;
     s.start("d.test MX 10 mx.d.test\nmx.d.test A 127.0.0.1\n",

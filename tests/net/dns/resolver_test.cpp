@@ -99,6 +99,28 @@ struct manual_clock {
 } // namespace
 
 TEST_SUITE("net.dns_resolver") {
+  TEST_CASE("reads PTR names and TXT texts (the egress audit's questions)") {
+    dns_peer peer;
+    std::string long_text(300, 'x'); // two <character-string>s on the wire
+    peer.load_zone("2.0.0.127.in-addr.arpa PTR Probe.Example.IO.\n"
+                   "2.0.0.127.zen.test TXT Listed by zen.test\n"
+                   "2.0.0.127.zen.test TXT " +
+                   long_text + "\nempty.test A 192.0.2.1\n");
+    auto resolver = make_resolver(config_for(peer));
+    auto ptr = lookup(*resolver, "2.0.0.127.in-addr.arpa", record_type::ptr);
+    CHECK(ptr.code == rcode::ok);
+    CHECK(ptr.texts == std::vector<std::string>{"probe.example.io"});
+    auto txt = lookup(*resolver, "2.0.0.127.zen.test", record_type::txt);
+    CHECK(txt.code == rcode::ok);
+    CHECK(txt.texts ==
+          std::vector<std::string>{"Listed by zen.test", long_text});
+    CHECK(peer.queries("2.0.0.127.zen.test", dns_type::txt) == 1);
+    CHECK(lookup(*resolver, "empty.test", record_type::txt).code ==
+          rcode::nodata);
+    CHECK(lookup(*resolver, "3.0.0.127.in-addr.arpa", record_type::ptr).code ==
+          rcode::nxdomain);
+  }
+
   TEST_CASE("returns MX hosts in priority order") {
     dns_peer peer;
     peer.add_mx("example.org", 20, "mx2.example.org");
