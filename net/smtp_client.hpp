@@ -7,7 +7,8 @@
 //
 //   run(call, done) ──post──> [strand of the session]
 //     policy check (never connects to a refused address)
-//     connect (direct, or to the proxy + SOCKS5 CONNECT)   timer: step
+//     connect (bound to source_address when set; direct,
+//              or to the proxy + SOCKS5 CONNECT)        timer: step
 //     session.on_connected()
 //     loop: read ──> session.on_data(bytes) ──> action
 //             send      -> write line, read again          timer: step

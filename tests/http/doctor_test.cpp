@@ -194,6 +194,21 @@ TEST_SUITE("app.doctor") {
     CHECK(doctor(env).check("mail_from")["status"] == "skip");
   }
 
+  TEST_CASE("without smtp.source_address the egress address is the kernel's "
+            "choice toward the first reference host") {
+    dns_peer dns;
+    smtp_peer mx;
+    dns.load_zone(good_zone);
+    dns.load_zone("1.0.0.127.in-addr.arpa PTR probe.example.io\n"
+                  "probe.example.io A 127.0.0.1\n");
+    auto env = doctor_env(dns, mx.port());
+    env.erase("MAILASSAY_SMTP_SOURCE_ADDRESS");
+    auto o = doctor(env);
+    CHECK(o.report["egressAddress"] == "127.0.0.1");
+    CHECK_MESSAGE(o.check("egress_ptr")["status"] == "ok", o.text);
+    CHECK(mx.client_addresses().back() == "127.0.0.1");
+  }
+
   TEST_CASE("the text form prints one line per check") {
     dns_peer dns;
     smtp_peer mx;
