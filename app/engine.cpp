@@ -1,9 +1,9 @@
-#include <iostream>
-
 #include "actors/validation/validator.hpp"
 #include "app/app.hpp"
 #include "config/risk_files.hpp"
 #include "net/dns_resolver.hpp"
+
+#include <iostream>
 
 namespace mailassay::app {
 
@@ -36,7 +36,7 @@ validator_or_exit(const config::settings& cfg) {
     std::exit(2);
   }
   return std::make_shared<actors::validation::validator>(
-    std::move(*lists), resolver_or_exit(cfg), syntax_options(cfg));
+      std::move(*lists), resolver_or_exit(cfg), syntax_options(cfg));
 }
 
 core::syntax::options syntax_options(const config::settings& cfg) {

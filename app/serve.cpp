@@ -1,7 +1,7 @@
 #include "actors/batch/runner.hpp"
 #include "actors/cluster_events.hpp"
-#include "actors/egress_monitor.hpp"
 #include "actors/credits/ledger.hpp"
+#include "actors/egress_monitor.hpp"
 #include "actors/shared_catch_all.hpp"
 #include "actors/shared_host_slots.hpp"
 #include "actors/shared_limiter.hpp"

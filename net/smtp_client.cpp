@@ -158,9 +158,9 @@ private:
       if (!ec)
         conn_.tcp().bind(tcp::endpoint{*owner_.source, 0}, ec);
       if (ec)
-        return fail(connect_failure::other,
-                    "cannot bind smtp.source_address " +
-                        owner_.source->to_string() + ": " + ec.message());
+        return fail(connect_failure::other, "cannot bind smtp.source_address " +
+                                                owner_.source->to_string() +
+                                                ": " + ec.message());
     }
     conn_.tcp().async_connect(to,
                               [self = shared_from_this()](std::error_code ec) {

@@ -44,15 +44,14 @@ codec::smtp_health smtp_health_of(const services& svc) {
 
 void handle_health(call c) {
   auto now = c.svc->now();
-  c.ex->set_timeout_response({503,
-                              codec::text_of(codec::health(
-                                  false, now, smtp_health_of(*c.svc))),
-                              "application/json",
-                              {}});
+  c.ex->set_timeout_response(
+      {503,
+       codec::text_of(codec::health(false, now, smtp_health_of(*c.svc))),
+       "application/json",
+       {}});
   ping_storage(c, [c](bool ok) {
-    c.ex->json(ok ? 200 : 503,
-               codec::text_of(codec::health(ok, c.svc->now(),
-                                            smtp_health_of(*c.svc))));
+    c.ex->json(ok ? 200 : 503, codec::text_of(codec::health(
+                                   ok, c.svc->now(), smtp_health_of(*c.svc))));
   });
 }
 

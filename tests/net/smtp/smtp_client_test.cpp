@@ -351,8 +351,8 @@ TEST_SUITE("net.smtp.client") {
     bad.source_address = "not-an-ip";
     CHECK_FALSE(net::smtp_client::create(bad).has_value());
     // An IPv6 target from an IPv4 source: refused before connecting.
-    auto v6 = run(*client, call_to("::1", peer.port(),
-                                   make_session({"alice@d.test"})));
+    auto v6 = run(*client,
+                  call_to("::1", peer.port(), make_session({"alice@d.test"})));
     CHECK(v6.report.transport == connect_failure::other);
   }
 
