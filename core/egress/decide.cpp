@@ -191,12 +191,16 @@ check decide_port25(int port, const std::vector<connect_observation>& tries,
                     const std::string& resolution_error) {
   const std::string name = "port25";
   auto p = std::to_string(port);
+  if (tries.empty() && resolution_error.empty())
+    return make(name, status::skip,
+                "no reference domain configured (egress.reference_domains)");
+  // Without the reference hosts' addresses the resolver is the likely
+  // fault, and probes cannot find MX hosts either.
   if (tries.empty())
-    return make(name, status::warn,
-                "no reference MX host to try (" +
-                    (resolution_error.empty() ? std::string{"none configured"}
-                                              : resolution_error) +
-                    ")");
+    return make(name, status::fail,
+                "no reference MX host could be resolved (" + resolution_error +
+                    "): check dns.servers; probes need it to find MX hosts "
+                    "too");
   std::vector<std::string> opened, closed;
   for (const auto& t : tries) {
     auto where = t.host + " (" + t.address + ")";

@@ -74,8 +74,9 @@ struct connect_observation {
 };
 
 /// port25: TCP connections to `port` of the reference MX hosts open.
-/// `resolution_error` says why no host could be tried (empty when some
-/// could).
+/// `resolution_error` says which reference domains or hosts did not
+/// resolve; with no host to try it fails (the resolver is then the likely
+/// fault), and skips when no reference domain is configured.
 check decide_port25(int port, const std::vector<connect_observation>& tries,
                     const std::string& resolution_error);
 

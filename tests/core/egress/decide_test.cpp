@@ -192,9 +192,11 @@ TEST_SUITE("core.egress.decide") {
     auto none = egress::decide_port25(2525, {shut}, "");
     CHECK(none.result == status::fail);
     CHECK(has(none.detail, "outbound port 2525 looks blocked"));
-    auto nothing = egress::decide_port25(25, {}, "gmail.com: servfail");
-    CHECK(nothing.result == status::warn);
-    CHECK(has(nothing.detail, "gmail.com: servfail"));
+    auto nothing = egress::decide_port25(25, {}, "gmail.com: dns_error");
+    CHECK(nothing.result == status::fail);
+    CHECK(has(nothing.detail, "gmail.com: dns_error"));
+    CHECK(has(nothing.detail, "dns.servers"));
+    CHECK(egress::decide_port25(25, {}, "").result == status::skip);
   }
 
   TEST_CASE("smtp_greeting fails on a refusal and warns on a busy host") {
