@@ -209,6 +209,18 @@ TEST_SUITE("app.doctor") {
     CHECK(mx.client_addresses().back() == "127.0.0.1");
   }
 
+  TEST_CASE("an unreachable resolver fails port25 and exits 1") {
+    dns_peer dns;
+    auto env = doctor_env(dns, 25);
+    env["MAILASSAY_DNS_SERVERS"] = "127.0.0.1:1"; // nothing answers
+    auto o = doctor(env);
+    CHECK_MESSAGE(o.code == 1, o.text);
+    auto c = o.check("port25");
+    CHECK(c["status"] == "fail");
+    CHECK(c["detail"].get<std::string>().find("dns.servers") !=
+          std::string::npos);
+  }
+
   TEST_CASE("the text form prints one line per check") {
     dns_peer dns;
     smtp_peer mx;
