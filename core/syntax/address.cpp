@@ -464,6 +464,15 @@ bool to_a_labels(parsed_address& out, bool has_xn) {
   return true;
 }
 
+bool letters_only(std::string_view s) {
+  for (char ch : s)
+    if ((classes[static_cast<unsigned char>(ch)] & (cls_ldh | cls_digit)) !=
+            cls_ldh ||
+        ch == '-')
+      return false;
+  return true;
+}
+
 void lower_unicode(std::string& domain) {
   std::string lowered;
   lowered.reserve(domain.size());
@@ -575,6 +584,15 @@ bool parse_domain(parsed_address& out, std::string_view d, bool& as_given) {
   if (d.size() - label_start == 1)
     return fail(out, "top-level domain has a single letter (no such TLD "
                      "exists)");
+  // RFC 1123 §2.1 and the root zone's rules: a TLD is alphabetic, or an IDN
+  // TLD, which travels as an A-label (xn--, checked by libidn2 below) and is
+  // written either way. Hyphens and digits otherwise mark a typo or a
+  // made-up name (`x@yahoo.mu-seum`, `me@bad.tld-2`).
+  // (Checked on the TLD alone, after the scan, to keep the scan's loop lean.)
+  if (label_ascii && !letters_only(d.substr(label_start)) &&
+      !iequals_prefix(d.substr(label_start), "xn--"))
+    return fail(out, "top-level domain is not letters only (nor an xn-- "
+                     "A-label)");
   as_given = !any_non_ascii && (seen & cls_upper) == 0;
   if (any_non_ascii)
     lower_unicode(out.domain);
