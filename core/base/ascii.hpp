@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -20,6 +22,23 @@ constexpr std::string_view trim_blanks(std::string_view s) noexcept {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
     s.remove_suffix(1);
   return s;
+}
+
+/// Whether every byte of `s` is ASCII (below 0x80). Eight bytes at a time
+/// and defined here, so that the address parser's hot path, which asks it of
+/// every address, inlines it.
+inline bool all_ascii(std::string_view s) noexcept {
+  constexpr std::uint64_t high_bits = 0x8080808080808080u;
+  std::uint64_t seen = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, s.data() + i, 8);
+    seen |= word;
+  }
+  for (; i < s.size(); ++i)
+    seen |= static_cast<unsigned char>(s[i]);
+  return (seen & high_bits) == 0;
 }
 
 } // namespace mailassay::core

@@ -1,5 +1,9 @@
 #include "core/syntax/address.hpp"
 
+#include "core/base/ascii.hpp"
+#include "core/base/utf8.hpp"
+#include "core/syntax/nfc.hpp"
+
 #include <idn2.h>
 
 #include <algorithm>
@@ -27,21 +31,23 @@ enum char_class : std::uint8_t {
   cls_hex = 8,
   cls_upper = 16,
   cls_qtext = 32,
+  cls_alpha = 64,
+  cls_hyphen = 128,
 };
 
 constexpr std::array<std::uint8_t, 256> make_classes() {
   std::array<std::uint8_t, 256> t{};
   for (int c = 'a'; c <= 'z'; ++c)
-    t[c] |= cls_atext | cls_ldh;
+    t[c] |= cls_atext | cls_ldh | cls_alpha;
   for (int c = 'A'; c <= 'Z'; ++c)
-    t[c] |= cls_atext | cls_ldh | cls_upper;
+    t[c] |= cls_atext | cls_ldh | cls_alpha | cls_upper;
   for (int c = '0'; c <= '9'; ++c)
     t[c] |= cls_atext | cls_ldh | cls_digit | cls_hex;
   for (int c = 'a'; c <= 'f'; ++c)
     t[c] |= cls_hex;
   for (int c = 'A'; c <= 'F'; ++c)
     t[c] |= cls_hex;
-  t['-'] |= cls_ldh;
+  t['-'] |= cls_ldh | cls_hyphen;
   // RFC 5322 §3.2.3 atext specials.
   for (char c : std::string_view{"!#$%&'*+-/=?^_`{|}~"})
     t[static_cast<unsigned char>(c)] |= cls_atext;
@@ -80,6 +86,19 @@ bool is_forbidden(char32_t cp) {
   return it != std::begin(forbidden_ranges) && cp <= std::prev(it)->last;
 }
 
+bool is_mark(char32_t cp) {
+  auto it = std::upper_bound(
+      std::begin(mark_ranges), std::end(mark_ranges), cp,
+      [](char32_t v, const code_point_range& r) { return v < r.first; });
+  return it != std::begin(mark_ranges) && cp <= std::prev(it)->last;
+}
+
+// The Private Use Areas (The Unicode Standard §23.5): the BMP's and planes
+// 15 and 16 (their last two code points are noncharacters, refused anyway).
+bool is_private_use(char32_t cp) {
+  return (cp >= 0xE000 && cp <= 0xF8FF) || cp >= 0xF0000;
+}
+
 bool is_joiner(char32_t cp) {
   return cp == 0x200C || cp == 0x200D;
 }
@@ -94,59 +113,6 @@ char32_t to_lower(char32_t cp) {
   if (cp > r.last || (cp - r.first) % r.stride != 0)
     return cp;
   return static_cast<char32_t>(static_cast<std::int32_t>(cp) + r.delta);
-}
-
-// Decodes one UTF-8 sequence (RFC 3629: no overlongs, no surrogates, at most
-// U+10FFFF); returns its length, or 0 when the bytes are not UTF-8.
-std::size_t decode_utf8(std::string_view s, std::size_t i, char32_t& cp) {
-  auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  auto cont = [&](std::size_t k) {
-    return k < s.size() && (at(k) & 0xC0) == 0x80;
-  };
-  unsigned char b = at(i);
-  if (b >= 0xC2 && b <= 0xDF) {
-    if (!cont(i + 1))
-      return 0;
-    cp = (char32_t{b} & 0x1F) << 6 | (at(i + 1) & 0x3F);
-    return 2;
-  }
-  if (b >= 0xE0 && b <= 0xEF) {
-    if (!cont(i + 1) || !cont(i + 2))
-      return 0;
-    cp = (char32_t{b} & 0x0F) << 12 | char32_t{at(i + 1) & 0x3Fu} << 6 |
-         (at(i + 2) & 0x3F);
-    if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))
-      return 0;
-    return 3;
-  }
-  if (b >= 0xF0 && b <= 0xF4) {
-    if (!cont(i + 1) || !cont(i + 2) || !cont(i + 3))
-      return 0;
-    cp = (char32_t{b} & 0x07) << 18 | char32_t{at(i + 1) & 0x3Fu} << 12 |
-         char32_t{at(i + 2) & 0x3Fu} << 6 | (at(i + 3) & 0x3F);
-    if (cp < 0x10000 || cp > 0x10FFFF)
-      return 0;
-    return 4;
-  }
-  return 0;
-}
-
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 std::string code_point_name(char32_t cp) {
@@ -199,18 +165,38 @@ bool fail_ascii(parsed_address& out, unsigned char c, std::string_view input,
   return fail(out, std::move(detail));
 }
 
-// Checks a non-ASCII character at input[i]; sets `len` to its length.
-bool check_non_ascii(parsed_address& out, std::string_view s, std::size_t i,
-                     std::size_t& len, bool allow_joiners) {
+// Where a character stands: the first of an unquoted local part, elsewhere
+// in a local part, or in a domain.
+enum class part { local_start, local, domain };
+
+// Checks a non-ASCII character at input[i]; sets `len` to its length. A
+// domain's characters are left to IDNA2008 beyond the invisible ones.
+// Out of line: the callers' ASCII loops are the hot path and stay lean.
+[[gnu::noinline]] bool check_non_ascii(parsed_address& out, std::string_view s,
+                                       std::size_t i, std::size_t& len,
+                                       part where) {
   char32_t cp = 0;
-  len = decode_utf8(s, i, cp);
+  len = utf8_decode(s, i, cp);
   if (len == 0)
     return fail(out, "invalid UTF-8");
   if (is_forbidden(cp))
     return fail_code_point(out, cp);
-  if (!allow_joiners && is_joiner(cp))
+  if (where == part::domain)
+    return true;
+  if (is_joiner(cp))
     return fail(out, "contains a zero-width joiner or non-joiner (" +
                          code_point_name(cp) + ") outside a domain label");
+  // A private-use character means something only by a private agreement
+  // (The Unicode Standard §23.5), never one a mail system can know about.
+  if (is_private_use(cp))
+    return fail(out, "local part has a private-use character (" +
+                         code_point_name(cp) + ")");
+  // A mark has nothing to combine with at the start (The Unicode Standard
+  // §2.11, §3.6 D52: it follows a base character); written first, it
+  // would be drawn on whatever text precedes the address.
+  if (where == part::local_start && is_mark(cp))
+    return fail(out, "local part starts with a combining mark (" +
+                         code_point_name(cp) + ")");
   return true;
 }
 
@@ -246,7 +232,7 @@ bool parse_quoted(parsed_address& out, std::string_view s, std::size_t& end) {
       continue;
     }
     std::size_t len = 0;
-    if (!check_non_ascii(out, s, i, len, false))
+    if (!check_non_ascii(out, s, i, len, part::local))
       return false;
     out.needs_smtputf8 = true;
     i += len;
@@ -282,7 +268,8 @@ bool parse_dot_string(parsed_address& out, std::string_view s,
       return fail_ascii(out, c, s, "an unquoted local part");
     }
     std::size_t len = 0;
-    if (!check_non_ascii(out, s, i, len, false))
+    if (!check_non_ascii(out, s, i, len,
+                         i == 0 ? part::local_start : part::local))
       return false;
     out.needs_smtputf8 = true;
     after_dot = false;
@@ -475,8 +462,8 @@ void lower_unicode(std::string& domain) {
       continue;
     }
     char32_t cp = 0;
-    std::size_t len = decode_utf8(domain, i, cp);
-    append_utf8(lowered, to_lower(cp));
+    std::size_t len = utf8_decode(domain, i, cp);
+    utf8_append(lowered, to_lower(cp));
     i += len;
   }
   domain.swap(lowered);
@@ -485,13 +472,17 @@ void lower_unicode(std::string& domain) {
 // RFC 5321 §4.1.2 Domain (sub-domain *("." sub-domain), LDH labels) with
 // RFC 6531 U-labels. `as_given` tells whether `out.domain` is `d` unchanged
 // (ASCII, no capitals), which lets `normalize` copy the input whole.
-bool parse_domain(parsed_address& out, std::string_view d, bool& as_given) {
+// `non_ascii` tells whether it holds a non-ASCII character.
+bool parse_domain(parsed_address& out, std::string_view d, bool& as_given,
+                  bool& non_ascii) {
   if (d.empty())
     return fail(out, "missing domain");
   std::size_t label_start = 0;
   std::size_t labels = 0;
   bool label_ascii = true;
-  bool label_numeric = true;
+  // The classes met in the current label, all ASCII ones so far (the
+  // non-ASCII ones count as letters); their union in `seen`.
+  std::uint8_t label_seen = 0;
   bool any_non_ascii = false;
   bool has_xn = false;
   std::uint8_t seen = 0;
@@ -532,8 +523,7 @@ bool parse_domain(parsed_address& out, std::string_view d, bool& as_given) {
     auto cls = classes[c];
     if (cls & cls_ldh) {
       lowered[i] = static_cast<char>(cls & cls_upper ? c | 0x20 : c);
-      seen |= cls;
-      label_numeric = label_numeric && (cls & cls_digit) != 0;
+      label_seen |= cls;
       continue;
     }
     if (c == '.') {
@@ -542,7 +532,8 @@ bool parse_domain(parsed_address& out, std::string_view d, bool& as_given) {
       lowered[i] = '.';
       label_start = i + 1;
       label_ascii = true;
-      label_numeric = true;
+      seen |= label_seen;
+      label_seen = 0;
       continue;
     }
     if (c < 0x80) {
@@ -556,26 +547,36 @@ bool parse_domain(parsed_address& out, std::string_view d, bool& as_given) {
       return fail_ascii(out, c, d, "a domain");
     }
     std::size_t len = 0;
-    if (!check_non_ascii(out, d, i, len, true))
+    if (!check_non_ascii(out, d, i, len, part::domain))
       return false;
     std::copy_n(d.data() + i, len, lowered + i);
     label_ascii = false;
-    label_numeric = false;
+    label_seen |= cls_alpha;
     any_non_ascii = true;
     i += len - 1;
   }
   if (!end_label(d.size()))
     return false;
+  seen |= label_seen; // the TLD's
   if (labels < 2)
     return fail(out, "domain has a single label (no top-level domain)");
-  if (label_numeric)
+  if ((label_seen & (cls_alpha | cls_hyphen)) == 0)
     return fail(out, "top-level domain is all-numeric");
   // No one-letter TLD exists, and the root zone's policy reserves them
   // (a letter on its own is an unfinished address: `anna@gmail.c`).
   if (d.size() - label_start == 1)
     return fail(out, "top-level domain has a single letter (no such TLD "
                      "exists)");
+  // RFC 1123 §2.1 and the root zone's rules: a TLD is alphabetic, or an IDN
+  // TLD, which travels as an A-label (xn--, checked by libidn2 below) and is
+  // written either way. Hyphens and digits otherwise mark a typo or a
+  // made-up name (`x@yahoo.mu-seum`, `me@bad.tld-2`).
+  if (label_ascii && (label_seen & (cls_digit | cls_hyphen)) != 0 &&
+      !iequals_prefix(d.substr(label_start), "xn--"))
+    return fail(out, "top-level domain is not letters only (nor an xn-- "
+                     "A-label)");
   as_given = !any_non_ascii && (seen & cls_upper) == 0;
+  non_ascii = any_non_ascii;
   if (any_non_ascii)
     lower_unicode(out.domain);
   if (!any_non_ascii && !has_xn) {
@@ -677,14 +678,15 @@ provider provider_of(std::string_view domain) {
   }
 }
 
-// `domain_as_given`: `out.domain` is the domain part of `out.input`
-// unchanged, so the normalized form of an ordinary address is the input.
-void normalize(parsed_address& out, bool domain_as_given) {
+// `domain_as_given`: `out.domain` is the domain part of `text` (the input
+// in NFC) unchanged, so the normalized form of an ordinary address is `text`.
+void normalize(parsed_address& out, std::string_view text,
+               bool domain_as_given) {
   auto kind = out.quoted_local || out.ip_literal ? provider::other
                                                  : provider_of(out.domain);
   auto& n = out.normalized;
   if (kind == provider::other && domain_as_given) {
-    n.assign(out.input);
+    n.assign(text);
     return;
   }
   if (kind == provider::other) {
@@ -722,8 +724,41 @@ void reset(parsed_address& out) {
   out.normalized.clear();
 }
 
-bool parse_into(std::string_view input, const options& opts,
-                parsed_address& out) {
+// A character of the domain as given that normalization replaces (the
+// Kelvin sign by K, U+2126 OHM SIGN by omega), or 0. IDNA2008 disallows
+// every such character (RFC 5892 §2.2: not stable under NFKC_Casefold), and
+// normalizing must not rescue a look-alike the way mapping would not.
+char32_t replaced_in_domain(std::string_view given) {
+  // NFC neither makes nor removes an '@', so the last one ends the local part.
+  auto domain = given.substr(given.rfind('@') + 1);
+  for (std::size_t i = 0; i < domain.size();) {
+    char32_t cp = 0;
+    auto len = utf8_decode(domain, i, cp);
+    if (len == 0)
+      return 0;
+    if (cp >= 0x80 && nfc_never(cp))
+      return cp;
+    i += len;
+  }
+  return 0;
+}
+
+// Whether the domain of `given` (the address as given, not in NFC) has no
+// character that normalization replaces; says which when it has one.
+[[gnu::noinline]] bool domain_keeps_nfc(parsed_address& out,
+                                        std::string_view given) {
+  auto cp = replaced_in_domain(given);
+  return cp == 0 || fail(out, "domain has a character IDNA2008 disallows (" +
+                                  code_point_name(cp) +
+                                  ", which normalization would replace)");
+}
+
+// Checks `input`, the address in NFC (Unicode normalization comes before the
+// checks); `given` is the address as given, the same text when it already
+// was in NFC. `non_ascii` is set once both parts are read (whether they are
+// valid or not) and tells whether either holds a non-ASCII character.
+bool parse_into(std::string_view input, std::string_view given,
+                const options& opts, parsed_address& out, bool& non_ascii) {
   if (input.empty())
     return fail(out, "empty address");
   std::size_t at = 0;
@@ -739,19 +774,28 @@ bool parse_into(std::string_view input, const options& opts,
     return false;
   }
   auto domain = input.substr(at + 1);
+  bool normalized = input.data() != given.data();
+  if (normalized && !domain_keeps_nfc(out, given))
+    return false;
   bool as_given = true; // a literal is kept as written
+  bool domain_non_ascii = false;
   bool ok = !domain.empty() && domain.front() == '['
                 ? parse_literal(out, domain)
-                : parse_domain(out, domain, as_given);
+                : parse_domain(out, domain, as_given, domain_non_ascii);
   if (!ok)
     return false;
+  non_ascii = out.needs_smtputf8 || domain_non_ascii;
+  // The limits hold for the NFC form, which may be longer than the input
+  // (U+0958 DEVANAGARI QA has 3 octets, its NFC form 6).
   if (at > max_local)
-    return fail(out, "local part longer than 64 octets");
+    return fail(out, normalized ? "local part longer than 64 octets in NFC"
+                                : "local part longer than 64 octets");
   if (input.size() > max_address ||
       at + 1 + out.ascii_domain.size() > max_address)
-    return fail(out, "address longer than 254 octets");
+    return fail(out, normalized ? "address longer than 254 octets in NFC"
+                                : "address longer than 254 octets");
   out.local_part.assign(input.substr(0, at));
-  normalize(out, as_given);
+  normalize(out, input, as_given);
   if (out.ip_literal) {
     out.valid = true;
     out.reason = reason_ip_literal;
@@ -777,12 +821,45 @@ bool parse_into(std::string_view input, const options& opts,
   return true;
 }
 
+// The check of an address that holds non-ASCII text, which `ok` says the
+// address as given passed or not: when NFC changes it, the check again on
+// the NFC form. Out of line, to keep its buffer off the ASCII path.
+[[gnu::noinline]] bool parse_non_ascii(std::string_view input,
+                                       const options& opts, parsed_address& out,
+                                       bool ok) {
+  std::string nfc;
+  // Text that is not UTF-8 has already been refused for it.
+  if (nfc_quick_yes(input) || !to_nfc(input, nfc) || nfc == input)
+    return ok;
+  reset(out);
+  out.input.assign(input);
+  bool non_ascii = false;
+  return parse_into(nfc, input, opts, out, non_ascii);
+}
+
+// Unicode normalization comes before the checks (UAX #15; RFC 5198 §2:
+// network text SHOULD be in NFC). It changes nothing in ASCII text, which
+// nearly every address is, so the address is first checked as given: when
+// that check read all of it (it passed, or only its domain's special use
+// refused it) and met no non-ASCII character, it was NFC; when it stopped
+// early, a scan tells. Only non-ASCII text is normalized, and checked again
+// when normalizing changed it.
+bool parse_nfc(std::string_view input, const options& opts,
+               parsed_address& out) {
+  bool non_ascii = false;
+  bool ok = parse_into(input, input, opts, out, non_ascii);
+  bool read_all = ok || out.reason != reason_invalid_syntax;
+  if (read_all ? !non_ascii : all_ascii(input))
+    return ok;
+  return parse_non_ascii(input, opts, out, ok);
+}
+
 } // namespace
 
 void parse(std::string_view input, const options& opts, parsed_address& out) {
   reset(out);
   out.input.assign(input);
-  if (parse_into(input, opts, out) || out.reason != reason_invalid_syntax)
+  if (parse_nfc(input, opts, out) || out.reason != reason_invalid_syntax)
     return;
   // Parts filled before the error was found would describe a non-address.
   out.local_part.clear();

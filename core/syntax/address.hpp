@@ -37,10 +37,11 @@ struct parsed_address {
   std::string detail;
   /// The input, as given.
   std::string input;
-  /// The local part as given (a quoted local part keeps its quotes).
+  /// The local part in NFC, as written otherwise (a quoted local part keeps
+  /// its quotes).
   std::string local_part;
-  /// The domain lower-cased, in the Unicode form it was given in; a domain
-  /// literal as written, brackets included.
+  /// The domain lower-cased, in Unicode (NFC) if it was given in Unicode; a
+  /// domain literal as written, brackets included.
   std::string domain;
   /// The domain in A-label (punycode) form for DNS and SMTP; a domain literal
   /// as written, brackets included.
@@ -53,13 +54,15 @@ struct parsed_address {
   bool quoted_local = false;
   /// Whether the local part holds non-ASCII characters (RFC 6531 SMTPUTF8).
   bool needs_smtputf8 = false;
-  /// Provider-aware normalized address (Gmail dots, `+tag`s, case); empty when
-  /// the address could not be parsed. Never changes the verdict.
+  /// Provider-aware normalized address (Gmail dots, `+tag`s, case) of the
+  /// address in NFC; empty when the address could not be parsed. The
+  /// provider folding never changes the verdict.
   std::string normalized;
 };
 
 /// Parses and checks one address per RFC 5321 §4.1.2/§4.1.3, RFC 6531/6532
-/// and IDNA2008; pure, no I/O.
+/// and IDNA2008, in Unicode normalization form C (UAX #15): every check and
+/// every part of the answer but `input` see the address in NFC. Pure, no I/O.
 parsed_address parse(std::string_view input, const options& opts);
 
 /// Same as `parse(input, opts)`, reusing the buffers of `out` (for hot loops).

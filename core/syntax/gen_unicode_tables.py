@@ -1,6 +1,15 @@
 #!/usr/bin/env python3
-# Regenerates unicode_tables.inc: python3 gen_unicode_tables.py > unicode_tables.inc
+# Regenerates the Unicode tables of core/syntax from Python's unicodedata:
+#   python3 gen_unicode_tables.py > unicode_tables.inc
+#   python3 gen_unicode_tables.py --nfc > nfc_tables.inc
+# Both files must come from one Unicode version (the first line says which).
 import unicodedata, sys
+if len(sys.argv) > 1 and sys.argv[1] == '--nfc':
+    import os
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gen_nfc_tables
+    gen_nfc_tables.main()
+    sys.exit(0)
 def ranges(pred):
     out=[]; start=None
     for cp in range(0x80, 0x110000):
@@ -51,6 +60,12 @@ for a,b in r: w("    {0x%04X, 0x%04X},\n"%(a,b))
 w("};\n\n// Simple upper-case -> lower-case mappings (Lu, one code point to one,\n// never to ASCII): first, last, delta, stride.\n")
 w("constexpr case_run lower_runs[] = {\n")
 for a,b,d,s in runs: w("    {0x%04X, 0x%04X, %d, %d},\n"%(a,b,d,s))
+w("};\n")
+# General category M (Mn, Mc, Me): a local part may not start with one.
+w("\n// Combining marks (general category M: Mn, Mc, Me).\n")
+w("constexpr code_point_range mark_ranges[] = {\n")
+for a,b in ranges(lambda cp: unicodedata.category(chr(cp)).startswith('M')):
+    w("    {0x%04X, 0x%04X},\n"%(a,b))
 w("};\n")
 m={}
 for a,b,d,s in runs:

@@ -86,6 +86,26 @@ TEST_SUITE("api.validate") {
     }
   }
 
+  TEST_CASE("the address is checked and answered in NFC (issue #34)") {
+    validation_env env;
+    // UAX #15: o U+0308 composes to U+00F6; `email` stays as given.
+    auto b = env.validate({{"email", "jo\xcc\x88rg@good.test"}});
+    CHECK(b["status"] == "valid");
+    CHECK(b["email"] == "jo\xcc\x88rg@good.test");
+    CHECK(b["normalized"] == "j\xc3\xb6rg@good.test");
+    // U+037E GREEK QUESTION MARK is canonically ';', refused in NFC.
+    for (const char* bad : {"me.\xcd\xbe@good.test", "x@yahoo.mu-seum",
+                            "\xcc\x81"
+                            "abc@good.test",
+                            "a\xee\x80\x80@good.test"}) {
+      CAPTURE(bad);
+      auto r = env.validate({{"email", bad}});
+      CHECK(r["status"] == "invalid");
+      CHECK(r["reason"] == "invalid_syntax");
+      CHECK(r["normalized"].is_null());
+    }
+  }
+
   TEST_CASE("the result shows MX order, typo suggestions and signals") {
     validation_env env;
     auto b = env.validate({{"email", "Jane.Doe@Good.test"}});

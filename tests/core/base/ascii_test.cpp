@@ -2,8 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <string>
 
+using mailassay::core::all_ascii;
 using mailassay::core::ascii_iequals;
 using mailassay::core::ascii_lower;
 using mailassay::core::trim_blanks;
@@ -67,5 +69,22 @@ TEST_SUITE("core.base.ascii") {
     std::string_view s = "  kept  ";
     CHECK(trim_blanks(s).data() == s.data() + 2);
     static_assert(trim_blanks(" x\t") == "x");
+  }
+
+  TEST_CASE("all_ascii finds a byte from 0x80 up wherever it is") {
+    CHECK(all_ascii(""));
+    CHECK(all_ascii("kim.berger+news@example.com"));
+    CHECK(all_ascii(std::string(100, '\x7f')));
+    // At every position of strings around the 8-byte word size, so both
+    // the word loop and the tail are covered.
+    for (std::size_t n = 1; n <= 20; ++n)
+      for (std::size_t at = 0; at < n; ++at)
+        for (char high : {'\x80', '\xc3', '\xff'}) {
+          std::string s(n, 'a');
+          s[at] = high;
+          CAPTURE(n);
+          CAPTURE(at);
+          CHECK_FALSE(all_ascii(s));
+        }
   }
 }

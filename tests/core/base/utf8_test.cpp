@@ -87,4 +87,36 @@ TEST_SUITE("core.base.utf8") {
     CHECK(utf8_valid("M\xC3\xBCller \xE2\x80\xA6 \xF0\x9F\x98\x80"));
     CHECK_FALSE(utf8_valid("\xED\xA0\x80")); // a surrogate
   }
+
+  TEST_CASE("utf8_append and utf8_decode round-trip every scalar value") {
+    // RFC 3629 §3: the shortest form of every scalar value (no surrogates),
+    // which utf8_valid accepts and utf8_decode reads back whole.
+    std::string s;
+    for (char32_t cp = 0; cp <= 0x10FFFF; ++cp) {
+      if (cp >= 0xD800 && cp <= 0xDFFF)
+        continue;
+      s.clear();
+      mailassay::core::utf8_append(s, cp);
+      char32_t back = 0;
+      auto len = mailassay::core::utf8_decode(s, 0, back);
+      REQUIRE(len == s.size());
+      REQUIRE(back == cp);
+      REQUIRE(len == (cp < 0x80      ? 1u
+                      : cp < 0x800   ? 2u
+                      : cp < 0x10000 ? 3u
+                                     : 4u));
+    }
+  }
+
+  TEST_CASE("utf8_decode refuses what is not UTF-8") {
+    char32_t cp = 0;
+    for (std::string s : {"\x80", "\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80",
+                          "\xF4\x90\x80\x80", "\xC3", "\xE2\x82z"}) {
+      CAPTURE(s);
+      CHECK(mailassay::core::utf8_decode(s, 0, cp) == 0);
+    }
+    CHECK(mailassay::core::utf8_decode("a", 1, cp) == 0); // at the end
+    CHECK(mailassay::core::utf8_decode("x\xC3\xA9", 1, cp) == 2);
+    CHECK(cp == 0xE9);
+  }
 }
