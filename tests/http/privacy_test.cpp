@@ -1,5 +1,6 @@
 // Privacy and the data lifecycle (docs/privacy.md), black-box: deleting a
 // batch job, and what an erase leaves in the database file.
+#include "security/digest.hpp"
 #include "tests/http/fixtures.hpp"
 #include "tests/peers/dns_peer.hpp"
 
@@ -188,5 +189,24 @@ TEST_SUITE("api.privacy") {
     CHECK(log.find("\"level\":\"info\"") != std::string::npos);
     CHECK(log.find("logcheck-rt-zq") == std::string::npos);
     CHECK(log.find("logcheck-batch-zq") == std::string::npos);
+  }
+
+  TEST_CASE("the distinct-address count stores a keyed hash, not a bare "
+            "SHA-256 a dictionary reverses") {
+    if (!on_sqlite())
+      return; // the bytes of a file of ours
+    const std::string server_key(64, 'c');
+    privacy_env env{{{"MAILASSAY_WEBHOOKS_SECRET_KEY", server_key}}};
+    const std::string address = "counted-zq@good.test";
+    auto v = env.a->post("/v2/email/validate", {{"email", address}}, env.key);
+    REQUIRE_MESSAGE(v.status == 200, v.body);
+    auto u = json::parse(env.a->call("GET", "/v2/usage?days=1", env.jwt).body);
+    REQUIRE(u["topEmails"] == 1);
+    namespace sec = mailassay::security;
+    // The key is derived from the server key (app/serve.cpp).
+    auto keyed = sec::hmac_sha256_hex(
+        sec::hmac_sha256(server_key, "mailassay usage address hash"), address);
+    CHECK(database_holds(*env.srv, keyed));
+    CHECK_FALSE(database_holds(*env.srv, sec::sha256_hex(address)));
   }
 }
