@@ -129,6 +129,14 @@ void answer(std::vector<std::function<void(bool)>>& waiters, bool ok) {
     w(ok);
 }
 
+// What is stored for one address: its keyed hash (a bare one without a
+// key), case-insensitive.
+std::string address_digest(const std::string& key, const std::string& address) {
+  auto lower = core::ascii_lower(address);
+  return key.empty() ? security::sha256_hex(lower)
+                     : security::hmac_sha256_hex(key, lower);
+}
+
 // Takes in what the facade buffered. Addresses are hashed here, off the
 // request threads, once per distinct address of this drain.
 void take_buffer(recorder_state& st) {
@@ -143,7 +151,7 @@ void take_buffer(recorder_state& st) {
     if (hash_address && !e.address_hash.empty()) {
       auto [i, fresh] = hashes.try_emplace(std::move(e.address_hash));
       if (fresh)
-        i->second = security::sha256_hex(core::ascii_lower(i->first));
+        i->second = address_digest(st.cfg.address_key, i->first);
       hash = &i->second; // nodes stay put: no copy per event
     }
     st.acc.record(key ? key->id : e.key_id,

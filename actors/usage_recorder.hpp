@@ -83,6 +83,11 @@ struct usage_recorder_settings {
   std::size_t max_addresses = 1'000'000;
   /// How long `flush_and_stop` waits for the last write.
   std::chrono::milliseconds stop_timeout{10000};
+  /// Key of the hash stored per distinct address (HMAC-SHA256 of the
+  /// lower-cased address), derived from the server's secret key: a
+  /// dictionary of addresses does not reverse it (docs/privacy.md). Empty
+  /// (unit tests only): a bare SHA-256.
+  std::string address_key;
 };
 
 /// Counters of the recorder, for /metrics.

@@ -22,6 +22,7 @@
 #include "net/io_thread.hpp"
 #include "net/redis_client.hpp"
 #include "net/redis_subscriber.hpp"
+#include "security/digest.hpp"
 #include "security/password.hpp"
 #include "security/random.hpp"
 #include "storage/url.hpp"
@@ -612,7 +613,13 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   actors::validation_pool validation{
       sys, validator, cfg.validation.workers, ledger,
       scheduler ? scheduler->handle() : actors::smtp::scheduler_actor{}};
-  actors::usage_recorder usage{sys, actors::storage_usage_sink(pool)};
+  // The distinct-address counts keep a keyed hash under a key derived from
+  // the server key (the same in every process, so counts agree).
+  actors::usage_recorder_settings usage_cfg;
+  usage_cfg.address_key = security::hmac_sha256(
+      cfg.webhooks.secret_key, "mailassay usage address hash");
+  actors::usage_recorder usage{sys, actors::storage_usage_sink(pool),
+                               usage_cfg};
   actors::rate_limiter_options limiter_opts;
   limiter_opts.ip_per_minute = cfg.limits.ip_per_minute;
   actors::rate_limiter limiter{sys, limiter_opts};

@@ -130,6 +130,7 @@ void handle_batch_upload(call c);
 void handle_list_batches(call c);
 void handle_get_batch(call c);
 void handle_cancel_batch(call c);
+void handle_delete_batch(call c);
 void handle_batch_results(call c);
 void handle_app_index(call c);
 void handle_app_file(call c);

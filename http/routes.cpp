@@ -46,6 +46,7 @@ const std::vector<route>& routes() {
     {"GET", "/v2/batch", handle_list_batches},
     {"GET", "/v2/batch/:jobId", handle_get_batch},
     {"POST", "/v2/batch/:jobId/cancel", handle_cancel_batch},
+    {"DELETE", "/v2/batch/:jobId", handle_delete_batch},
     {"POST", "/batch/:jobId/cancel", handle_cancel_batch},
     {"GET", "/v2/batch/:jobId/results", handle_batch_results, "format,status"},
     {"GET", "/", handle_app_index, any_query},

@@ -21,19 +21,23 @@ const EVP_MD* sha256_md() {
   return md;
 }
 
+std::string hex_of(const unsigned char* bytes, std::size_t len) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out(len * 2, '0');
+  for (std::size_t i = 0; i < len; ++i) {
+    out[2 * i] = hex[bytes[i] >> 4];
+    out[2 * i + 1] = hex[bytes[i] & 0xF];
+  }
+  return out;
+}
+
 } // namespace
 
 std::string sha256_hex(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_Digest(data.data(), data.size(), md, &len, sha256_md(), nullptr);
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out(len * 2, '0');
-  for (unsigned i = 0; i < len; ++i) {
-    out[2 * i] = hex[md[i] >> 4];
-    out[2 * i + 1] = hex[md[i] & 0xF];
-  }
-  return out;
+  return hex_of(md, len);
 }
 
 std::string hmac_sha256(std::string_view key, std::string_view data) {
@@ -79,6 +83,11 @@ bool constant_time_equal(std::string_view a, std::string_view b) {
   if (a.size() != b.size())
     return false;
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
+  auto raw = hmac_sha256(key, data);
+  return hex_of(reinterpret_cast<const unsigned char*>(raw.data()), raw.size());
 }
 
 } // namespace mailassay::security

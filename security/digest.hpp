@@ -18,6 +18,11 @@ const std::string& sha256_hex_recent(std::string_view secret);
 /// Returns the raw HMAC-SHA256 of `data` under `key`.
 std::string hmac_sha256(std::string_view key, std::string_view data);
 
+/// Returns the lower-case hex HMAC-SHA256 of `data` under `key`: a keyed
+/// hash that, unlike sha256_hex, a dictionary of likely inputs cannot
+/// reverse without the key.
+std::string hmac_sha256_hex(std::string_view key, std::string_view data);
+
 /// Compares two strings in time that depends only on their lengths.
 bool constant_time_equal(std::string_view a, std::string_view b);
 

@@ -547,6 +547,28 @@ expected<job> soci_store::cancel_batch_job(const std::string& organization_id,
   });
 }
 
+expected<job> soci_store::delete_batch_job(const std::string& organization_id,
+                                           const std::string& job_id,
+                                           std::int64_t now) {
+  auto erased = run<job>(false, [&] {
+    transaction tx{*this};
+    auto j = load_batch_job(&organization_id, job_id, true);
+    if (core::batch::is_active(j.status)) {
+      // Settled first, so the ledger keeps the refund of an erased job.
+      j = close_batch_job(j, job_status::cancelled, time_of(now));
+      notify(change_kind::batch_cancel, job_id);
+    }
+    // Items first: the rows of the upload, whatever the foreign keys say.
+    sql_ << "DELETE FROM batch_items WHERE job_id = :id", use(job_id);
+    sql_ << "DELETE FROM batch_jobs WHERE id = :id", use(job_id);
+    tx.commit();
+    return j;
+  });
+  if (erased)
+    after_erase();
+  return erased;
+}
+
 expected<std::optional<job>>
 soci_store::claim_batch_job(const std::string& owner,
                             std::int64_t lease_seconds, std::int64_t now,

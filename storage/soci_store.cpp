@@ -95,8 +95,23 @@ soci_store::soci_store(const database_url& url)
     sql_ << "PRAGMA synchronous = NORMAL";
     sql_ << "PRAGMA foreign_keys = ON";
     sql_ << "PRAGMA busy_timeout = 10000";
+    // An erase overwrites what it deletes (docs/privacy.md): no deleted
+    // address stays readable in the file's free pages.
+    sql_ << "PRAGMA secure_delete = ON";
   } else {
     sql_.open(soci::postgresql, postgres_conninfo(url_));
+  }
+}
+
+void soci_store::after_erase() {
+  if (url_.kind != dialect::sqlite)
+    return;
+  try {
+    int busy = 0, frames = 0, copied = 0;
+    sql_ << "PRAGMA wal_checkpoint(TRUNCATE)", soci::into(busy),
+        soci::into(frames), soci::into(copied);
+  } catch (const std::exception&) {
+    // The erase itself is committed; the next checkpoint copies it.
   }
 }
 

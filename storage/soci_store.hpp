@@ -135,6 +135,9 @@ public:
   expected<core::batch::job>
   cancel_batch_job(const std::string& organization_id,
                    const std::string& job_id, std::int64_t now) override;
+  expected<core::batch::job>
+  delete_batch_job(const std::string& organization_id,
+                   const std::string& job_id, std::int64_t now) override;
   expected<std::optional<core::batch::job>>
   claim_batch_job(const std::string& owner, std::int64_t lease_seconds,
                   std::int64_t now, std::int64_t max_restarts = 0) override;
@@ -214,6 +217,12 @@ private:
 
   /// Reconnects a PostgreSQL session that reports it is not connected.
   void ensure_connected();
+
+  /// After a committed erase (docs/privacy.md): on SQLite, copies the WAL
+  /// into the database file and truncates it, so the erased rows (zeroed by
+  /// secure_delete) leave no copy in the WAL; best effort, a busy reader
+  /// only delays it to the next one. Nothing on PostgreSQL (autovacuum).
+  void after_erase();
 
   /// Runs `f` (returning T), turning exceptions into errors. `retry_safe`
   /// operations (reads) run once more on a fresh connection when the first

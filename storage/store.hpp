@@ -337,6 +337,16 @@ public:
   cancel_batch_job(const std::string& organization_id,
                    const std::string& job_id, std::int64_t now) = 0;
 
+  /// Erases one job of an organization (DELETE /v2/batch/{jobId}): an
+  /// active job is first cancelled exactly as cancel_batch_job does (unused
+  /// reservation refunded, batch.cancelled, the running process told), then
+  /// its items and its record are deleted, all in one transaction. Returns
+  /// the job as it was just before the erase. Another organization's job or
+  /// none -> errc::not_found.
+  virtual expected<core::batch::job>
+  delete_batch_job(const std::string& organization_id,
+                   const std::string& job_id, std::int64_t now) = 0;
+
   /// Claims one job for `owner` until now + lease_seconds (`now` may be
   /// `database_clock`, as for every batch method below): the oldest queued
   /// job, or a processing job whose lease ran out (its owner died). Sets

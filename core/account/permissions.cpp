@@ -10,6 +10,10 @@ bool may_manage_members(role actor) {
   return actor == role::owner || actor == role::admin;
 }
 
+bool may_erase_data(role actor) {
+  return actor == role::owner || actor == role::admin;
+}
+
 bool may_assign_role(role actor, role current, role wanted) {
   if (!may_manage_members(actor))
     return false;

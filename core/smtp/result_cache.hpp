@@ -11,15 +11,19 @@
 #include "core/smtp/outcome.hpp"
 
 #include <cstddef>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 namespace mailassay::core::smtp {
 
 /// Recent definitive answers per address. Bounded: when full, expired
-/// entries go first, then a tenth of the rest.
+/// entries go first, then a tenth of the rest. An address is forgotten
+/// once its TTL passed, at the next `find`, `store` or `forget_expired`
+/// (docs/privacy.md): the cache holds no address longer than it may use it.
 class result_cache {
 public:
   /// Keeps answers for `ttl` (0: keeps nothing), at most `max_entries`.
@@ -28,11 +32,15 @@ public:
   /// Returns the answer for `address` (domain in lower case) when one is
   /// fresh at `now`; its `source` is `cache`.
   std::optional<address_outcome> find(std::string_view address,
-                                      limits::millis now) const;
+                                      limits::millis now);
 
   /// Keeps `outcome` for `outcome.address` from `now` when it is
   /// definitive (and the cache is on); returns whether it did.
   bool store(const address_outcome& outcome, limits::millis now);
+
+  /// Drops every answer whose TTL passed at `now`; amortised O(1) per
+  /// stored answer (they expire in the order they were stored).
+  void forget_expired(limits::millis now);
 
   /// Returns the number of addresses held (fresh or not).
   std::size_t size() const { return entries_.size(); }
@@ -48,6 +56,10 @@ private:
   limits::millis ttl_;
   std::size_t max_entries_;
   std::unordered_map<std::string, entry> entries_;
+  /// (expiry, address) in the order stored; one TTL for all, so the
+  /// oldest expires first. A later store of an address leaves its earlier
+  /// pair behind, recognised by its expiry.
+  std::deque<std::pair<limits::millis, std::string>> expiries_;
 };
 
 } // namespace mailassay::core::smtp

@@ -124,6 +124,18 @@ void handle_cancel_batch(call c) {
       });
 }
 
+void handle_delete_batch(call c) {
+  auto id = c.req().params.at("jobId");
+  with_principal(c, false,
+                 [c, id](uc::account_env& env, const uc::principal& who) {
+                   auto erased = uc::delete_batch_job(env, who, id);
+                   // A job this process runs stops at once (no-op otherwise).
+                   if (erased && c.svc->batches)
+                     c.svc->batches->cancelled(id);
+                   reply_empty(c, erased);
+                 });
+}
+
 void handle_batch_results(call c) {
   auto query = codec::batch_results_query(c.req());
   auto id = c.req().params.at("jobId");

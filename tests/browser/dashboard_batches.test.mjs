@@ -209,6 +209,27 @@ test("a running job can be cancelled from its page", async () => {
   await assertClean(page, "cancelling");
 });
 
+test("a job is deleted from its page after a confirmation, and is gone", async () => {
+  await nav(page, "Batches");
+  await dropFile(page, "erase.csv", "email\nerase-me@fast.test\n");
+  await page.getByRole("button", { name: "Upload and start" }).click();
+  await page.getByRole("heading", { name: "Job “erase.csv”", level: 1 }).waitFor();
+  const erased = page.url().split("#/batches/")[1];
+  // Declining keeps it.
+  await page.getByRole("button", { name: "Delete the job" }).click();
+  const dialog = page.getByRole("dialog", { name: "Delete this job?" });
+  await dialog.getByRole("button", { name: "Keep it" }).click();
+  await page.getByRole("heading", { name: "Job “erase.csv”", level: 1 }).waitFor();
+  await page.getByRole("button", { name: "Delete the job" }).click();
+  await dialog.getByRole("button", { name: "Delete the job" }).click();
+  await page.getByRole("heading", { name: "Batches", level: 1 }).waitFor();
+  // The list (loaded: the earlier jobs are there) no longer holds it.
+  await page.getByRole("link", { name: "contacts.csv" }).first().waitFor();
+  assert.equal(await page.getByRole("link", { name: "erase.csv" }).count(), 0);
+  assert.equal(await page.locator(`a[href="#/batches/${erased}"]`).count(), 0);
+  await assertClean(page, "deleting");
+});
+
 test("an SMTP batch's credits are in the ledger, linked to the job, and the ledger downloads as CSV", async () => {
   // SMTP batches reserve a credit per address at upload and refund what
   // was not used when the job ends (here every MX is on loopback, which the

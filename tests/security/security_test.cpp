@@ -89,6 +89,8 @@ TEST_SUITE("security") {
           "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
     CHECK(hex(hmac_sha256("Jefe", "what do ya want for nothing?")) ==
           "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    CHECK(hmac_sha256_hex("Jefe", "what do ya want for nothing?") ==
+          "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
   }
   TEST_CASE("constant-time compare is still a compare") {
     CHECK(constant_time_equal("abc", "abc"));

@@ -742,6 +742,58 @@ TEST_SUITE("storage.batch") {
     CHECK(s.list_credit_entries("o1", 100, 0)->size() == 5);
   }
 
+  TEST_CASE_TEMPLATE("deleting a job cancels it as a cancel does, then "
+                     "erases its rows and record",
+                     TestType, MAILASSAY_STORAGE_BACKENDS) {
+    MAILASSAY_TEST_STORE(t, s);
+    create_org(s, "o1", "owner@example.com", 50);
+    create_org(s, "o2", "other@example.com");
+
+    // Processing with 2 of 5 reserved credits used: 3 come back, exactly
+    // the cancel's refund, and the ledger keeps it.
+    create(s, make_job("j1", "o1", 200, 5, 1, 5));
+    claim(s, "w", 1000);
+    REQUIRE(s.save_batch_results(
+                 "j1", "w",
+                 {result(1, status::valid, 1), result(2, status::valid, 1)}, 15,
+                 1001)
+                .has_value());
+    // Another organization's job is not found, and stays.
+    CHECK(s.delete_batch_job("o2", "j1", 1002).error_value().code ==
+          errc::not_found);
+    auto erased = s.delete_batch_job("o1", "j1", 1002);
+    REQUIRE_MESSAGE(erased.has_value(), why(erased));
+    CHECK(erased->status == batch::job_status::cancelled);
+    CHECK(erased->credits_used == 2);
+    auto b = s.get_balance("o1");
+    CHECK(b->balance == 48);
+    CHECK(b->consumed == 2);
+    CHECK_ENTRY(s.list_credit_entries("o1", 1, 0)->front(),
+                {"batch_refund", 3, "j1"});
+    CHECK(s.get_batch_job("o1", "j1").error_value().code == errc::not_found);
+    CHECK(s.list_batch_jobs("o1", 10)->empty());
+    CHECK(t.query_int("SELECT COUNT(*) FROM batch_items") == 0);
+    CHECK(t.query_int("SELECT COUNT(*) FROM batch_jobs") == 0);
+    // The job no longer runs: its holder's checkpoint is refused.
+    CHECK_FALSE(
+        s.save_batch_results("j1", "w", {result(3, status::valid)}, 15, 1003)
+            .has_value());
+    CHECK(s.delete_batch_job("o1", "j1", 1004).error_value().code ==
+          errc::not_found);
+
+    // A finished job: no ledger entry, and the slot of the active job is
+    // free again after deleting a queued one.
+    create(s, make_job("j2", "o1", 300));
+    REQUIRE(s.cancel_batch_job("o1", "j2", 301).has_value());
+    auto entries = s.list_credit_entries("o1", 100, 0)->size();
+    REQUIRE(s.delete_batch_job("o1", "j2", 302).has_value());
+    CHECK(s.list_credit_entries("o1", 100, 0)->size() == entries);
+    create(s, make_job("j3", "o1", 400));
+    REQUIRE(s.delete_batch_job("o1", "j3", 401).has_value());
+    create(s, make_job("j4", "o1", 500));
+    CHECK(s.list_batch_jobs("o1", 10)->size() == 1);
+  }
+
   TEST_CASE_TEMPLATE("batch items filter by status and page by seq", TestType,
                      MAILASSAY_STORAGE_BACKENDS) {
     MAILASSAY_TEST_STORE(t, s);

@@ -1,5 +1,6 @@
 #include "use_cases/accounts/batches.hpp"
 
+#include "core/account/permissions.hpp"
 #include "core/batch/intake.hpp"
 #include "security/random.hpp"
 
@@ -91,6 +92,18 @@ expected<job> cancel_batch_job(account_env& env, const principal& who,
     return e;
   }
   return j;
+}
+
+expected<unit> delete_batch_job(account_env& env, const principal& who,
+                                const std::string& id) {
+  if (!who.key && !core::account::may_erase_data(who.role))
+    return core::make_error(core::errc::forbidden,
+                            "Only owners and admins can delete batch jobs");
+  auto erased = env.db.delete_batch_job(who.organization_id(), id,
+                                        storage::database_clock);
+  if (!erased)
+    return erased.error_value();
+  return unit{};
 }
 
 } // namespace mailassay::use_cases::accounts

@@ -52,4 +52,11 @@ expected<core::batch::job> get_batch_job(account_env& env, const principal& who,
 expected<core::batch::job>
 cancel_batch_job(account_env& env, const principal& who, const std::string& id);
 
+/// Erases a job of the caller's organization (cancelled first when active,
+/// its credits refunded as a cancel does): its rows, results and record.
+/// Users must be owners or admins (403 for a member); any key of the
+/// organization may. 404 for another organization's job.
+expected<unit> delete_batch_job(account_env& env, const principal& who,
+                                const std::string& id);
+
 } // namespace mailassay::use_cases::accounts

@@ -405,6 +405,23 @@ TEST_SUITE("actors.usage_recorder") {
               mailassay::security::sha256_hex("other@example.com")});
   }
 
+  TEST_CASE("with a server key the stored hash is keyed, not a bare "
+            "SHA-256 a dictionary reverses") {
+    usage_recorder_settings s;
+    s.address_key = "server-derived key";
+    facade_fixture f{s};
+    f.rec->record_address("k1", "o1", nov21, true, 0, "Jane.Doe@Example.COM");
+    f.rec->record_address("k1", "o1", nov21, true, 0, "jane.doe@example.com");
+    f.tick();
+    REQUIRE(f.sink->batches.size() == 1);
+    const auto& b = f.sink->batches[0];
+    REQUIRE(b.size() == 1);
+    auto keyed = mailassay::security::hmac_sha256_hex("server-derived key",
+                                                      "jane.doe@example.com");
+    CHECK(b[0].address_hashes == std::vector<std::string>{keyed});
+    CHECK(keyed != mailassay::security::sha256_hex("jane.doe@example.com"));
+  }
+
   TEST_CASE("record_key counts under the shared key's id and organization") {
     facade_fixture f;
     auto k1 = std::make_shared<mailassay::core::account::api_key>();

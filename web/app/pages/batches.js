@@ -1,7 +1,7 @@
 // Batches: upload a CSV (drop it or choose it; emailColumn, deduplicate,
 // smtp with its credit estimate), explain the 409 of a second job, follow a
-// job (polled every 30 s while the tab is visible), cancel it, and export
-// all rows or chosen statuses, also while it runs.
+// job (polled every 30 s while the tab is visible), cancel it, export all
+// rows or chosen statuses, also while it runs, and delete it (erased).
 import {
   html,
   useState,
@@ -242,6 +242,7 @@ function JobDetail({ id }) {
   const job = useLoad(() => api.get(`/v2/batch/${id}`), [id]);
   const [checked, setChecked] = useState(new Date());
   const [asking, setAsking] = useState(false);
+  const [erasing, setErasing] = useState(false);
   const [notice, setNotice] = useState("");
   const [error, setError] = useState(null);
   const j = job.data;
@@ -263,6 +264,17 @@ function JobDetail({ id }) {
     } catch (err) {
       setError(err);
       refresh();
+    }
+  };
+  const erase = async (ok) => {
+    setErasing(false);
+    if (!ok) return;
+    setError(null);
+    try {
+      await api.del(`/v2/batch/${id}`);
+      window.location.hash = "#/batches";
+    } catch (err) {
+      setError(err);
     }
   };
   return html`<p><a href="#/batches">← All jobs</a></p>
@@ -291,6 +303,14 @@ function JobDetail({ id }) {
       html`<${Confirm} title="Cancel this job?" confirm="Cancel the job" danger onClose=${cancel}>
         <p>The rows not done yet are not checked; those done stay exportable, and
           the credits not used are refunded.</p>
+      <//>`}
+      <button type="button" class="danger outline" onClick=${() => setErasing(true)}>
+        Delete the job</button>
+      ${erasing &&
+      html`<${Confirm} title="Delete this job?" confirm="Delete the job" danger onClose=${erase}>
+        <p>The uploaded addresses, the results and the job itself are erased for
+          good${active ? "; the job is cancelled first and the credits not used are refunded" : ""}.
+          Download the results first if you need them.</p>
       <//>`}
       <h2>Results</h2>
       <${Breakdown} j=${j} />

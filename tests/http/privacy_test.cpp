@@ -1,0 +1,212 @@
+// Privacy and the data lifecycle (docs/privacy.md), black-box: deleting a
+// batch job, and what an erase leaves in the database file.
+#include "security/digest.hpp"
+#include "tests/http/fixtures.hpp"
+#include "tests/peers/dns_peer.hpp"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+using namespace mailassay::testing;
+using mailassay::tests::peers::dns_peer;
+
+namespace {
+
+constexpr const char* zone = R"(
+good.test MX 10 mx.good.test
+*.slow.test MX 10 mx.slow.test
+*.slow.test DELAY 150
+)";
+
+// An organization with a key and a running server answering its DNS from
+// the zone above.
+struct privacy_env {
+  dns_peer dns;
+  std::unique_ptr<server_process> srv;
+  std::unique_ptr<api> a;
+  std::string jwt;
+  std::string key;
+
+  explicit privacy_env(std::map<std::string, std::string> extra = {}) {
+    dns.load_zone(zone);
+    std::map<std::string, std::string> env = {
+        {"MAILASSAY_DNS_SERVERS", dns.server()},
+        {"MAILASSAY_DNS_TIMEOUT_MS", "1000"},
+        {"MAILASSAY_DNS_TRIES", "1"},
+        {"MAILASSAY_VALIDATION_ALLOW_TEST_DOMAINS", "true"},
+        {"MAILASSAY_BATCH_POLL_MS", "100"}};
+    for (auto& [k, v] : extra)
+      env[k] = v;
+    srv = std::make_unique<server_process>(env);
+    a = std::make_unique<api>(api{*srv});
+    jwt = a->signup("P", unique_email("p"))["accessToken"].get<std::string>();
+    key = a->create_key(jwt)["key"].get<std::string>();
+  }
+
+  http_response upload(const std::string& csv) {
+    return a->call(
+        "POST", "/v2/batch/upload", "", csv,
+        {{"Authorization", "Bearer " + key}, {"Content-Type", "text/csv"}});
+  }
+
+  // Polls until the job leaves the active states (at most a minute).
+  json wait_done(const std::string& id) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (;;) {
+      auto r = a->call("GET", "/v2/batch/" + id, key);
+      REQUIRE_MESSAGE(r.status == 200, r.body);
+      auto j = json::parse(r.body);
+      auto s = j["status"].get<std::string>();
+      if (s != "queued" && s != "processing")
+        return j;
+      REQUIRE_MESSAGE(std::chrono::steady_clock::now() < until, j.dump());
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  // A member (not admin) of the organization, logged in.
+  std::string member_token() {
+    auto email = unique_email("m");
+    auto added = a->post(
+        "/v2/organization/members",
+        {{"email", email}, {"password", "member password"}, {"role", "member"}},
+        jwt);
+    REQUIRE_MESSAGE(added.status == 201, added.body);
+    auto login = a->post("/v2/auth/login",
+                         {{"email", email}, {"password", "member password"}});
+    REQUIRE_MESSAGE(login.status == 200, login.body);
+    return json::parse(login.body)["accessToken"].get<std::string>();
+  }
+};
+
+// Whether the SQLite database of `srv` (main file or its WAL) holds
+// `needle` anywhere in its bytes; false on PostgreSQL (no file of ours).
+bool database_holds(const server_process& srv, const std::string& needle) {
+  for (auto suffix : {"", "-wal"}) {
+    std::ifstream in{srv.dir() + "/test.db" + suffix, std::ios::binary};
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    if (bytes.str().find(needle) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+bool on_sqlite() {
+  return std::getenv("MAILASSAY_TEST_HTTP_DB_URL") == nullptr;
+}
+
+} // namespace
+
+TEST_SUITE("api.privacy") {
+  TEST_CASE("DELETE /v2/batch/{id} erases a job: 204, then 404 everywhere, "
+            "and its addresses leave the database file") {
+    privacy_env env;
+    std::string csv = "email\n";
+    for (int i = 0; i < 30; ++i)
+      csv += "erase-me-" + std::to_string(i) + "-zq@good.test\n";
+    auto up = env.upload(csv);
+    REQUIRE_MESSAGE(up.status == 201, up.body);
+    auto id = json::parse(up.body)["id"].get<std::string>();
+    CHECK(env.wait_done(id)["status"] == "completed");
+    auto results = env.a->call("GET", "/v2/batch/" + id + "/results", env.key);
+    CHECK(results.body.find("erase-me-7-zq@good.test") != std::string::npos);
+    if (on_sqlite())
+      CHECK(database_holds(*env.srv, "erase-me-7-zq@good.test"));
+
+    // Another organization: 404, as if the job did not exist.
+    auto other =
+        env.a->signup("O", unique_email("o"))["accessToken"].get<std::string>();
+    auto foreign = env.a->call("DELETE", "/v2/batch/" + id, other);
+    CHECK(foreign.status == 404);
+    CHECK(json::parse(foreign.body)["code"] == "NOT_FOUND");
+    // A member may read the job but not delete it.
+    auto member = env.member_token();
+    auto denied = env.a->call("DELETE", "/v2/batch/" + id, member);
+    CHECK(denied.status == 403);
+    CHECK(json::parse(denied.body)["code"] == "FORBIDDEN");
+    CHECK(env.a->call("GET", "/v2/batch/" + id, member).status == 200);
+    CHECK(env.a->call("DELETE", "/v2/batch/" + id).status == 401);
+
+    auto erased = env.a->call("DELETE", "/v2/batch/" + id, env.jwt);
+    CHECK_MESSAGE(erased.status == 204, erased.body);
+    CHECK(erased.body.empty());
+    CHECK(env.a->call("GET", "/v2/batch/" + id, env.key).status == 404);
+    CHECK(env.a->call("GET", "/v2/batch/" + id + "/results", env.key).status ==
+          404);
+    auto list = json::parse(env.a->call("GET", "/v2/batch", env.key).body);
+    CHECK(list["items"].empty());
+    CHECK(env.a->call("DELETE", "/v2/batch/" + id, env.jwt).status == 404);
+    // Erased means erased: no address in the file's bytes, WAL included
+    // (secure_delete zeroes the rows, the checkpoint empties the WAL).
+    if (on_sqlite())
+      for (int i = 0; i < 30; ++i)
+        CHECK_FALSE(database_holds(*env.srv, "erase-me-" + std::to_string(i) +
+                                                 "-zq@good.test"));
+  }
+
+  TEST_CASE("a key deletes its organization's active job: it stops and the "
+            "slot is free") {
+    privacy_env env;
+    std::string csv = "email\n";
+    for (int i = 0; i < 300; ++i)
+      csv += "user" + std::to_string(i) + "@d" + std::to_string(i) +
+             ".slow.test\n";
+    auto up = env.upload(csv);
+    REQUIRE_MESSAGE(up.status == 201, up.body);
+    auto id = json::parse(up.body)["id"].get<std::string>();
+    CHECK(env.upload("a@good.test\n").status == 409);
+    auto erased = env.a->call("DELETE", "/v2/batch/" + id, env.key);
+    CHECK_MESSAGE(erased.status == 204, erased.body);
+    CHECK(env.a->call("GET", "/v2/batch/" + id, env.key).status == 404);
+    auto next = env.upload("a@good.test\n");
+    CHECK_MESSAGE(next.status == 201, next.body);
+    // The process keeps serving: the new job completes.
+    CHECK(env.wait_done(
+              json::parse(next.body)["id"].get<std::string>())["status"] ==
+          "completed");
+  }
+
+  TEST_CASE("at the default log level no full address reaches the log "
+            "during a validation and a batch") {
+    // Unset: the binary's default level (info), not the tests' warn.
+    privacy_env env{{{"MAILASSAY_LOG_LEVEL", unset_variable}}};
+    auto v = env.a->post("/v2/email/validate",
+                         {{"email", "logcheck-rt-zq@good.test"}}, env.key);
+    CHECK_MESSAGE(v.status == 200, v.body);
+    auto up = env.upload("email\nlogcheck-batch-zq@good.test\nbad@@x\n");
+    REQUIRE_MESSAGE(up.status == 201, up.body);
+    CHECK(env.wait_done(
+              json::parse(up.body)["id"].get<std::string>())["status"] ==
+          "completed");
+    auto log = env.srv->log();
+    // The log is written (an info line at least), without the addresses.
+    CHECK(log.find("\"level\":\"info\"") != std::string::npos);
+    CHECK(log.find("logcheck-rt-zq") == std::string::npos);
+    CHECK(log.find("logcheck-batch-zq") == std::string::npos);
+  }
+
+  TEST_CASE("the distinct-address count stores a keyed hash, not a bare "
+            "SHA-256 a dictionary reverses") {
+    if (!on_sqlite())
+      return; // the bytes of a file of ours
+    const std::string server_key(64, 'c');
+    privacy_env env{{{"MAILASSAY_WEBHOOKS_SECRET_KEY", server_key}}};
+    const std::string address = "counted-zq@good.test";
+    auto v = env.a->post("/v2/email/validate", {{"email", address}}, env.key);
+    REQUIRE_MESSAGE(v.status == 200, v.body);
+    auto u = json::parse(env.a->call("GET", "/v2/usage?days=1", env.jwt).body);
+    REQUIRE(u["topEmails"] == 1);
+    namespace sec = mailassay::security;
+    // The key is derived from the server key (app/serve.cpp).
+    auto keyed = sec::hmac_sha256_hex(
+        sec::hmac_sha256(server_key, "mailassay usage address hash"), address);
+    CHECK(database_holds(*env.srv, keyed));
+    CHECK_FALSE(database_holds(*env.srv, sec::sha256_hex(address)));
+  }
+}
