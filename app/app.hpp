@@ -79,8 +79,11 @@ int serve(config::settings& cfg, const std::optional<std::string>& file);
 /// `mailassay status`: reads /metrics of the running server at `url`
 /// (http://host:port; empty: the configured `http.address` and
 /// `http.port`, 127.0.0.1 for a wildcard address) and prints its pool
-/// gauges as tables. Returns 1 when the server cannot be read.
-int status(const config::settings& cfg, const std::string& url);
+/// gauges as tables. With `health`, reads only its /health and prints the
+/// body: exit 0 when it answers 200 within 3 s (the container
+/// HEALTHCHECK). Returns 1 when the server cannot be read (or is not
+/// healthy), 2 for a URL that is not http://.
+int status(const config::settings& cfg, const std::string& url, bool health);
 
 /// What a reload changes in a running server.
 struct reload_targets {

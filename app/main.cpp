@@ -94,6 +94,10 @@ int main(int argc, char** argv) {
   status->add_option("--url", status_url,
                      "The server, http://host:port (default: http.address "
                      "and http.port of the configuration)");
+  bool status_health = false;
+  status->add_flag("--health", status_health,
+                   "Only check /health: exit 0 when it answers 200 within "
+                   "3 s, else 1 (the container image's HEALTHCHECK)");
 
   auto* doctor_cmd = cli.add_subcommand(
       "doctor",
@@ -132,7 +136,7 @@ int main(int argc, char** argv) {
   if (*serve)
     return app::serve(cfg, config_file);
   if (*status)
-    return app::status(cfg, status_url);
+    return app::status(cfg, status_url, status_health);
   if (*check)
     return app::check(cfg, addresses, format == "table");
   if (*doctor_cmd)

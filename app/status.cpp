@@ -1,5 +1,7 @@
 // `mailassay status`: the live pool gauges of a running server, read from
-// its /metrics over plain HTTP and printed as tables for a terminal.
+// its /metrics over plain HTTP and printed as tables for a terminal; with
+// --health, only whether its /health answers 200 (the container image's
+// HEALTHCHECK, which has no curl).
 #include "app/app.hpp"
 #include "net/blocking_socket.hpp"
 
@@ -201,14 +203,14 @@ void print_table(std::ostream& out,
   }
 }
 
-} // namespace
-
-int status(const config::settings& cfg, const std::string& url) {
-  // host:port from --url (http://host:port), else the configured listener.
-  std::string host = cfg.http.address == "0.0.0.0" || cfg.http.address == "::"
-                         ? "127.0.0.1"
-                         : cfg.http.address;
-  std::string port = std::to_string(cfg.http.port);
+// host:port from `url` (http://host:port), else the configured listener;
+// false (after saying why) for a URL this command cannot read.
+bool server_address(const config::settings& cfg, const std::string& url,
+                    std::string& host, std::string& port) {
+  host = cfg.http.address == "0.0.0.0" || cfg.http.address == "::"
+             ? "127.0.0.1"
+             : cfg.http.address;
+  port = std::to_string(cfg.http.port);
   if (!url.empty()) {
     std::string_view u = url;
     if (u.rfind("http://", 0) == 0)
@@ -216,7 +218,7 @@ int status(const config::settings& cfg, const std::string& url) {
     else if (u.find("://") != std::string_view::npos) {
       std::cerr << "mailassay: status reads http:// URLs only (run it on the "
                    "server's machine, behind any TLS proxy)\n";
-      return 2;
+      return false;
     }
     if (auto slash = u.find('/'); slash != std::string_view::npos)
       u = u.substr(0, slash);
@@ -235,7 +237,26 @@ int status(const config::settings& cfg, const std::string& url) {
       port = "80";
     }
   }
+  return true;
+}
+
+} // namespace
+
+int status(const config::settings& cfg, const std::string& url, bool health) {
+  std::string host, port;
+  if (!server_address(cfg, url, host, port))
+    return 2;
   std::string error;
+  if (health) {
+    // A health probe must answer well within the probe's own time-out.
+    auto body = http_get(host, port, "/health", 3000, error);
+    if (!error.empty()) {
+      std::cerr << "mailassay: status --health: " << error << "\n";
+      return 1;
+    }
+    std::cout << body << "\n";
+    return 0;
+  }
   auto text = http_get(host, port, "/metrics", 5000, error);
   if (!error.empty()) {
     std::cerr << "mailassay: status: " << error << "\n";

@@ -8,12 +8,62 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <netinet/in.h>
 #include <set>
 #include <sstream>
+#include <sys/socket.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace mailassay::testing;
+
+namespace {
+
+// A loopback listener that answers its one connection with `answer` once
+// the request's head has arrived: a server that is up but not healthy.
+class one_answer_server {
+public:
+  explicit one_answer_server(std::string answer) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), len) == 0);
+    REQUIRE(::listen(fd_, 1) == 0);
+    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread{[this, answer = std::move(answer)] {
+      int c = ::accept(fd_, nullptr, nullptr);
+      if (c < 0)
+        return;
+      std::string head;
+      char buf[512];
+      while (head.find("\r\n\r\n") == std::string::npos) {
+        auto n = ::read(c, buf, sizeof buf);
+        if (n <= 0)
+          break;
+        head.append(buf, static_cast<std::size_t>(n));
+      }
+      (void)!::write(c, answer.data(), answer.size());
+      ::close(c);
+    }};
+  }
+  ~one_answer_server() {
+    ::shutdown(fd_, SHUT_RDWR);
+    thread_.join();
+    ::close(fd_);
+  }
+  int port() const { return port_; }
+
+private:
+  int fd_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+} // namespace
 
 TEST_SUITE("api.operations") {
   TEST_CASE("the OpenAPI document lists exactly the routes served") {
@@ -65,6 +115,36 @@ TEST_SUITE("api.operations") {
     auto docs = http_request(srv.port(), "GET", "/docs");
     CHECK(docs.status == 200);
     CHECK(docs.header("content-type").find("text/html") == 0);
+  }
+
+  TEST_CASE("mailassay status --health: exit 0 only for a 200 from /health") {
+    server_process srv;
+    std::string out;
+    auto url = "http://127.0.0.1:" + std::to_string(srv.port());
+    REQUIRE(run_binary({"status", "--health", "--url", url}, {}, out) == 0);
+    CHECK(out.find("\"status\":\"healthy\"") != std::string::npos);
+    // Without --url it asks the configured listener (the container's case).
+    REQUIRE(run_binary({"status", "--health"},
+                       {{"MAILASSAY_HTTP_ADDRESS", "0.0.0.0"},
+                        {"MAILASSAY_HTTP_PORT", std::to_string(srv.port())}},
+                       out) == 0);
+    CHECK(out.find("healthy") != std::string::npos);
+    {
+      // Up but unhealthy (the database does not answer): exit 1.
+      one_answer_server sick{"HTTP/1.1 503 Service Unavailable\r\n"
+                             "Content-Length: 0\r\nConnection: close\r\n\r\n"};
+      REQUIRE(run_binary({"status", "--health", "--url",
+                          "http://127.0.0.1:" + std::to_string(sick.port())},
+                         {}, out) == 1);
+      CHECK(out.find("503") != std::string::npos);
+    }
+    // Nothing listening: exit 1; a URL it cannot read: exit 2.
+    CHECK(run_binary({"status", "--health", "--url",
+                      "http://127.0.0.1:" + std::to_string(free_port())},
+                     {}, out) == 1);
+    CHECK(out.find("cannot connect") != std::string::npos);
+    CHECK(run_binary({"status", "--health", "--url", "https://127.0.0.1:1"}, {},
+                     out) == 2);
   }
 
   TEST_CASE("metrics count requests by route and status in Prometheus form") {

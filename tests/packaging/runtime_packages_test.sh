@@ -36,7 +36,8 @@ while read -r so; do
 done <<<"$needed"
 
 # 2. Every listed package is known to apt (a typo would break a fresh machine).
-for list in packages.txt test-packages.txt runtime-packages.txt check-fresh-packages.txt; do
+for list in packages.txt test-packages.txt runtime-packages.txt check-fresh-packages.txt \
+  check-image-packages.txt image-build-packages.txt; do
   while read -r pkg; do
     apt-cache show --no-all-versions "$pkg" >/dev/null 2>&1 ||
       bad "$list: package '$pkg' is unknown to apt (after apt-get update)"
@@ -45,8 +46,8 @@ done
 
 # 3. The Dockerfile takes its packages from the lists.
 df="$src/Dockerfile"
-grep -q 'install-deps.sh scripts/lib/packages.txt' "$df" ||
-  bad "Dockerfile: the build stage does not install scripts/lib/packages.txt"
+grep -q "install-deps.sh scripts/lib/packages.txt scripts/lib/image-build-packages.txt" "$df" ||
+  bad "Dockerfile: the build stage does not install scripts/lib/packages.txt and image-build-packages.txt"
 grep -q 'install-deps.sh scripts/lib/runtime-packages.txt' "$df" ||
   bad "Dockerfile: the runtime stage does not install scripts/lib/runtime-packages.txt"
 if grep -nE 'apt-get install' "$df"; then
