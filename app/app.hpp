@@ -27,6 +27,11 @@ config::settings load_settings_or_exit(const std::optional<std::string>& file);
 /// Exits 2 when the file holds something else or cannot be written.
 std::string webhook_key_or_exit(const config::settings& cfg);
 
+/// Logs a warning for each file holding secrets or customers' data (the
+/// SQLite database and its -wal/-shm, the server key file) that its group
+/// or others may read or write (docs/security-at-rest.md).
+void warn_exposed_files(const config::settings& cfg);
+
 /// Current time as Unix seconds.
 std::int64_t unix_now();
 

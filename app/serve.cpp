@@ -503,6 +503,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
               << db.error_value().message << "\n";
     return 1;
   }
+  warn_exposed_files(cfg);
   // A configured secret wins; otherwise every process sharing the database
   // signs with the deployment's key held there (docs/deployment.md).
   auto jwt = cfg.auth.jwt_secret.empty()
