@@ -30,7 +30,9 @@ struct scratch {
   std::map<std::string, std::string> env() const {
     // SQLite whatever the suite's database: the files are the point.
     return {{"MAILASSAY_DATABASE_URL", "sqlite://" + data + "/mailassay.db"},
-            {"MAILASSAY_WEBHOOKS_SECRET_KEY_FILE", data + "/webhooks.key"}};
+            {"MAILASSAY_WEBHOOKS_SECRET_KEY_FILE", data + "/webhooks.key"},
+            // The key generated into the file, as on a first start.
+            {"MAILASSAY_WEBHOOKS_SECRET_KEY", unset_variable}};
   }
   ~scratch() {
     std::error_code ec;

@@ -61,6 +61,7 @@ void test_environment(std::map<std::string, std::string>& env) {
   // No test may reach the machine's resolver: without a test DNS server, a
   // closed loopback port answers every query with a failure.
   env.emplace("MAILASSAY_DNS_SERVERS", "127.0.0.1:1");
+  env.emplace("MAILASSAY_WEBHOOKS_SECRET_KEY", test_server_key);
   // Every test signs up and logs in from 127.0.0.1, many times per server:
   // the account throttles stay out of the way unless a test sets them.
   env.emplace("MAILASSAY_LIMITS_SIGNUP_IP_PER_HOUR", "0");
