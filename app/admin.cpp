@@ -114,11 +114,14 @@ int admin_rotate_jwt_key(const config::settings& cfg, bool drop_old) {
                  "setting instead\n";
     return 2;
   }
+  security::init_crypto();
   auto db = open_or_exit(cfg);
   // Retired keys verify what they signed until it expires, plus the grace
   // a process that has not heard of the rotation yet may add.
   auto keep = cfg.auth.access_ttl_seconds + security::retired_grace_seconds;
-  auto kid = use_cases::accounts::rotate_signing_key(*db, keep, drop_old);
+  // The new key is sealed with the server key every process opens it with.
+  auto kid = use_cases::accounts::rotate_signing_key(
+      *db, webhook_key_or_exit(cfg), keep, drop_old);
   if (!kid) {
     std::cerr << "mailassay: " << kid.error_value().message << "\n";
     return 1;

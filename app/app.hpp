@@ -22,10 +22,16 @@ namespace mailassay::app {
 /// environment; prints the error and exits 2 when they are invalid.
 config::settings load_settings_or_exit(const std::optional<std::string>& file);
 
-/// Returns the webhook server key (64 hex digits): configured, else read
-/// from (or generated into) `webhooks.secret_key_file`. Exits 2 when the
-/// file holds something else or cannot be written.
+/// Returns the server key (64 hex digits) sealing the webhook signing
+/// secrets and the access-token signing keys in the database: configured,
+/// else read from (or generated into, mode 0600) `webhooks.secret_key_file`.
+/// Exits 2 when the file holds something else or cannot be written.
 std::string webhook_key_or_exit(const config::settings& cfg);
+
+/// Logs a warning for each file holding secrets or customers' data (the
+/// SQLite database and its -wal/-shm, the server key file) that its group
+/// or others may read or write (docs/security-at-rest.md).
+void warn_exposed_files(const config::settings& cfg);
 
 /// Current time as Unix seconds.
 std::int64_t unix_now();

@@ -525,13 +525,16 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
               << db.error_value().message << "\n";
     return 1;
   }
+  warn_exposed_files(cfg);
   // A configured secret wins; otherwise every process sharing the database
   // signs with the deployment's key held there (docs/deployment.md).
   auto jwt = cfg.auth.jwt_secret.empty()
                  ? security::jwt_keyring::shared()
                  : security::jwt_keyring::fixed(cfg.auth.jwt_secret);
   if (!jwt->is_fixed())
-    if (auto ok = use_cases::accounts::load_signing_keys(**db, *jwt); !ok) {
+    if (auto ok = use_cases::accounts::load_signing_keys(
+            **db, *jwt, cfg.webhooks.secret_key);
+        !ok) {
       std::cerr << "mailassay: cannot read the signing keys: "
                 << ok.error_value().message << "\n";
       return 1;
@@ -666,12 +669,15 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
       batches.cancelled(id);
     };
     if (!jwt->is_fixed())
-      sinks.reload_signing_keys = [&pool, jwt] {
-        pool.submit(actors::storage_job{[jwt](actors::job_context& ctx) {
+      sinks.reload_signing_keys = [&pool, jwt, key = cfg.webhooks.secret_key] {
+        pool.submit(actors::storage_job{[jwt, key](actors::job_context& ctx) {
           if (!ctx.db)
             return;
-          if (auto k = ctx.db->signing_keys())
-            jwt->replace(use_cases::accounts::signing_keys_of(*k));
+          auto rows = ctx.db->signing_keys();
+          if (!rows)
+            return;
+          if (auto k = use_cases::accounts::signing_keys_of(*rows, key))
+            jwt->replace(std::move(*k));
         }});
       };
     events = std::make_unique<actors::cluster_events>(

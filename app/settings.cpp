@@ -1,4 +1,5 @@
 #include "app/app.hpp"
+#include "os/private_files.hpp"
 #include "security/secret_box.hpp"
 
 #include <cerrno>
@@ -57,7 +58,7 @@ std::string webhook_key_or_exit(const config::settings& cfg) {
   // overwriting it.
   std::error_code ec;
   if (path.has_parent_path())
-    fs::create_directories(path.parent_path(), ec);
+    os::make_private_directories(path.parent_path().string());
   auto key = security::new_secret_box_key_hex();
   auto temp = path;
   temp += ".tmp-" + std::to_string(::getpid());

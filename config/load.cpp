@@ -668,13 +668,17 @@ const std::vector<key_spec>& registry() {
      boolean(MAILASSAY_FIELD(webhooks.allow_http)),
      MAILASSAY_SHOW(webhooks.allow_http)},
     {"webhooks", "secret_key",
-     "Server key (64 hex digits) sealing the endpoints' signing secrets in "
-     "the database; every process sharing the database needs the same. "
-     "Unset: generated once and kept in webhooks.secret_key_file.",
+     "Server key (64 hex digits) sealing the secrets the service must read "
+     "back (the webhook endpoints' signing secrets and the access-token "
+     "signing keys) in the database; every process sharing the database "
+     "needs the same. Unset: generated once and kept in "
+     "webhooks.secret_key_file.",
      text(MAILASSAY_FIELD(webhooks.secret_key), check_hex_key),
      [](const settings&) { return std::string{"(generated)"}; }},
     {"webhooks", "secret_key_file",
-     "File holding the generated webhook server key (mode 0600).",
+     "File holding the generated server key (mode 0600, a missing folder "
+     "made 0700); back it up with the database: without it nothing sealed "
+     "opens.",
      text(MAILASSAY_FIELD(webhooks.secret_key_file)),
      MAILASSAY_SHOW(webhooks.secret_key_file)},
     {"webhooks", "timeout_ms",

@@ -2,14 +2,19 @@
 
 #include "net/blocking_socket.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <optional>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <vector>
 
 namespace mailassay::net {
 
@@ -56,10 +61,69 @@ bool peer_allowed(int fd) {
   return cred.uid == 0 || cred.uid == ::geteuid();
 }
 
+// A connection whose command line is still arriving.
+struct pending_command {
+  int fd = -1;
+  std::string line;
+  std::chrono::steady_clock::time_point deadline;
+};
+
+// Connections read at once; more wait in the listen backlog.
+constexpr std::size_t max_open = 32;
+
+// Accepts one connection; nullopt when there was none or its peer may not
+// give commands (then told so). The answer may take `send_limit` to leave:
+// a client that does not read does not hold the thread longer.
+std::optional<pending_command>
+accept_command(int listen_fd, std::chrono::steady_clock::time_point deadline,
+               std::chrono::milliseconds send_limit) {
+  int c = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+  if (c < 0)
+    return std::nullopt;
+  timeval tv{};
+  tv.tv_sec = send_limit.count() / 1000;
+  tv.tv_usec = (send_limit.count() % 1000) * 1000;
+  ::setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  if (!peer_allowed(c)) {
+    send_all(c, "forbidden\n");
+    ::close(c);
+    return std::nullopt;
+  }
+  return pending_command{c, {}, deadline};
+}
+
+// Reads what `c` has sent without waiting; true once its command is whole
+// (a newline, the peer's end of sending, or the longest command).
+bool read_some(pending_command& c) {
+  char buf[256];
+  for (;;) {
+    auto n = ::recv(c.fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      return false;
+    if (n <= 0)
+      return true;
+    c.line.append(buf, static_cast<std::size_t>(n));
+    if (c.line.find('\n') != std::string::npos || c.line.size() >= max_command)
+      return true;
+  }
+}
+
+// The command of a received line: up to its newline, without a CR.
+std::string command_of(std::string line) {
+  if (auto nl = line.find('\n'); nl != std::string::npos)
+    line.erase(nl);
+  if (!line.empty() && line.back() == '\r')
+    line.pop_back();
+  return line;
+}
+
 } // namespace
 
 core::expected<std::unique_ptr<control_listener>>
-control_listener::start(std::string path, control_handler handler) {
+control_listener::start(std::string path, control_handler handler,
+                        std::chrono::milliseconds read_deadline) {
   auto a = address_of(path);
   if (!a)
     return std::move(a).error_value();
@@ -101,16 +165,18 @@ control_listener::start(std::string path, control_handler handler) {
     ::unlink(path.c_str());
     return make_error(errc::internal, std::strerror(errno));
   }
-  std::unique_ptr<control_listener> l{
-      new control_listener(std::move(path), fd, wake, std::move(handler))};
+  std::unique_ptr<control_listener> l{new control_listener(
+      std::move(path), fd, wake, std::move(handler), read_deadline)};
   l->inode_ = st.st_ino;
   l->thread_ = std::thread{[raw = l.get()] { raw->run(); }};
   return l;
 }
 
 control_listener::control_listener(std::string path, int fd, int wake,
-                                   control_handler h)
-    : path_(std::move(path)), fd_(fd), wake_(wake), handler_(std::move(h)) {}
+                                   control_handler h,
+                                   std::chrono::milliseconds read_deadline)
+    : path_(std::move(path)), fd_(fd), wake_(wake), handler_(std::move(h)),
+      read_deadline_(read_deadline) {}
 
 control_listener::~control_listener() {
   stop();
@@ -133,43 +199,51 @@ void control_listener::stop() {
 }
 
 void control_listener::run() {
+  using clock = std::chrono::steady_clock;
+  std::vector<pending_command> open;
+  std::vector<pollfd> p;
   for (;;) {
-    pollfd p[2] = {{fd_, POLLIN, 0}, {wake_, POLLIN, 0}};
-    if (::poll(p, 2, -1) < 0) {
-      if (errno == EINTR)
-        continue;
-      return;
+    // At the cap, new clients wait in the backlog until a deadline frees a
+    // place: at most one read deadline.
+    p.assign({{fd_, static_cast<short>(open.size() < max_open ? POLLIN : 0), 0},
+              {wake_, POLLIN, 0}});
+    for (const auto& c : open)
+      p.push_back({c.fd, POLLIN, 0});
+    auto now = clock::now();
+    int wait_ms = -1;
+    for (const auto& c : open) {
+      auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(c.deadline - now);
+      auto ms = static_cast<int>(std::max<std::int64_t>(0, left.count()));
+      wait_ms = wait_ms < 0 ? ms : std::min(wait_ms, ms);
     }
+    if (::poll(p.data(), p.size(), wait_ms) < 0 && errno != EINTR)
+      break;
     if (p[1].revents != 0)
-      return;
-    int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (c < 0)
-      continue;
-    if (!peer_allowed(c)) {
-      send_all(c, "forbidden\n");
-      ::close(c);
-      continue;
+      break;
+    now = clock::now();
+    std::vector<pending_command> still;
+    for (std::size_t i = 0; i < open.size(); ++i) {
+      auto& c = open[i];
+      bool done = false;
+      if (p[i + 2].revents != 0)
+        done = read_some(c);
+      if (done) {
+        send_all(c.fd, handler_(command_of(c.line)));
+        ::close(c.fd);
+      } else if (c.deadline <= now) {
+        ::close(c.fd); // said nothing whole in time
+      } else {
+        still.push_back(std::move(c));
+      }
     }
-    // One line, within a second: a client that says nothing does not hold
-    // the channel.
-    std::string line;
-    char buf[256];
-    while (line.find('\n') == std::string::npos && line.size() < max_command &&
-           wait_for(c, POLLIN, 1000)) {
-      auto n = ::recv(c, buf, sizeof buf, 0);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      line.append(buf, static_cast<std::size_t>(n));
-    }
-    if (auto nl = line.find('\n'); nl != std::string::npos)
-      line.erase(nl);
-    if (!line.empty() && line.back() == '\r')
-      line.pop_back();
-    send_all(c, handler_(line));
-    ::close(c);
+    open = std::move(still);
+    if ((p[0].revents & POLLIN) != 0)
+      if (auto c = accept_command(fd_, now + read_deadline_, read_deadline_))
+        open.push_back(std::move(*c));
   }
+  for (const auto& c : open)
+    ::close(c.fd);
 }
 
 core::expected<std::string> control_request(const std::string& path,

@@ -21,16 +21,21 @@ namespace mailassay::net {
 /// Answers one command line (without its newline).
 using control_handler = std::function<std::string(std::string_view command)>;
 
-/// Listens on a Unix-domain socket path on a thread of its own and answers
-/// one connection at a time.
+/// Listens on a Unix-domain socket path on a thread of its own. Connections
+/// are read side by side (poll), each given `read_deadline` in all to send
+/// its line, so clients that connect and say nothing never delay another's
+/// command; commands run one after another on that thread.
 class control_listener {
 public:
-  /// Binds `path` and starts answering with `handler`. A socket file left
-  /// by a process that is gone is replaced; fails (errc::conflict) when a
-  /// live process answers on `path`, and (errc::bad_request) when `path`
-  /// is something else than a socket or cannot be bound.
+  /// Binds `path` and starts answering with `handler`; a connection without
+  /// a whole line within `read_deadline` of its accept is closed unanswered.
+  /// A socket file left by a process that is gone is replaced; fails
+  /// (errc::conflict) when a live process answers on `path`, and
+  /// (errc::bad_request) when `path` is something else than a socket or
+  /// cannot be bound.
   static core::expected<std::unique_ptr<control_listener>>
-  start(std::string path, control_handler handler);
+  start(std::string path, control_handler handler,
+        std::chrono::milliseconds read_deadline = std::chrono::seconds{1});
 
   /// Stops (see `stop`).
   ~control_listener();
@@ -43,7 +48,8 @@ public:
   void stop();
 
 private:
-  control_listener(std::string path, int fd, int wake, control_handler h);
+  control_listener(std::string path, int fd, int wake, control_handler h,
+                   std::chrono::milliseconds read_deadline);
   void run();
 
   std::string path_;
@@ -51,6 +57,7 @@ private:
   int wake_ = -1;
   unsigned long long inode_ = 0;
   control_handler handler_;
+  std::chrono::milliseconds read_deadline_;
   std::thread thread_;
 };
 

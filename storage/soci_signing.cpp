@@ -93,4 +93,16 @@ soci_store::rotate_signing_key(const acc::signing_key& next,
   });
 }
 
+expected<bool> soci_store::seal_signing_key(const std::string& kid,
+                                            const std::string& plain,
+                                            const std::string& sealed) {
+  return run<bool>(false, [&] {
+    soci::statement st = (sql_.prepare << "UPDATE signing_keys SET secret = :s "
+                                          "WHERE kid = :k AND secret = :p",
+                          use(sealed), use(kid), use(plain));
+    st.execute(true);
+    return st.get_affected_rows() == 1;
+  });
+}
+
 } // namespace mailassay::storage

@@ -1,11 +1,13 @@
 #include "storage/soci_store.hpp"
 
+#include "os/private_files.hpp"
 #include "storage/migrations.hpp"
 
 #include <soci/postgresql/soci-postgresql.h>
 #include <soci/sqlite3/soci-sqlite3.h>
 
 #include <filesystem>
+#include <optional>
 #include <string_view>
 #include <system_error>
 
@@ -211,15 +213,18 @@ expected<std::unique_ptr<store>> open_store(const std::string& url) {
   if (!parsed)
     return parsed.error_value();
   const auto& u = *parsed;
+  // The database holds customers' addresses and sealed secrets: its folder
+  // is made 0700 and its files 0600 (SQLite creates -wal and -shm with the
+  // main file's mode, and the umask covers what it creates meanwhile).
+  std::optional<os::private_umask> private_files;
   if (u.kind == dialect::sqlite) {
-    auto parent = std::filesystem::path{u.path}.parent_path();
-    std::error_code ec;
-    if (!parent.empty())
-      std::filesystem::create_directories(parent, ec);
-    if (ec)
-      return make_error(errc::unavailable, "cannot create directory " +
-                                               parent.string() + ": " +
-                                               ec.message());
+    auto parent = std::filesystem::path{u.path}.parent_path().string();
+    auto why = os::make_private_directories(parent);
+    if (why.empty())
+      why = os::touch_private_file(u.path);
+    if (!why.empty())
+      return make_error(errc::unavailable, why);
+    private_files.emplace();
   }
   try {
     auto s = std::make_unique<soci_store>(u);

@@ -44,6 +44,9 @@ public:
   expected<std::vector<acc::signing_key>>
   rotate_signing_key(const acc::signing_key& next,
                      std::int64_t keep_seconds) override;
+  expected<bool> seal_signing_key(const std::string& kid,
+                                  const std::string& plain,
+                                  const std::string& sealed) override;
 
   expected<unit> create_organization(const acc::organization& org,
                                      const acc::user& owner,

@@ -144,6 +144,13 @@ public:
   rotate_signing_key(const acc::signing_key& next,
                      std::int64_t keep_seconds) = 0;
 
+  /// Replaces the stored secret of key `kid` by `sealed` if it still is
+  /// `plain` (sealing a key stored before keys were sealed; of processes
+  /// starting together, one changes the row). Returns whether it did.
+  virtual expected<bool> seal_signing_key(const std::string& kid,
+                                          const std::string& plain,
+                                          const std::string& sealed) = 0;
+
   // -- organizations and users ----------------------------------------------
 
   /// Creates an organization, its owner user, the owner membership and the

@@ -125,8 +125,11 @@ struct credit_entry {
 /// A key that signs access tokens (JWT HS256), shared by every process of a
 /// deployment through the database (docs/deployment.md).
 struct signing_key {
-  std::string kid;    ///< Key id, written in each token's header.
-  std::string secret; ///< HMAC secret (base62 text).
+  std::string kid; ///< Key id, written in each token's header.
+  /// The HMAC secret sealed with the server key (security/secret_box.hpp);
+  /// in memory, once opened, the base62 secret itself. A database written
+  /// before keys were sealed holds plain base62 text until the next start.
+  std::string secret;
   unix_time created_at = 0;
   /// When a newer key took over; 0 while this one signs.
   unix_time retired_at = 0;

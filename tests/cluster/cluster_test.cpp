@@ -131,6 +131,26 @@ TEST_SUITE("cluster") {
       CHECK(c.at(i).call("GET", "/v2/auth/me", newest).status == 200);
   }
 
+  TEST_CASE("the nodes open the sealed signing keys with the server key "
+            "they share; a process with another server key does not start "
+            "and says why") {
+    MAILASSAY_CLUSTER(c);
+    org o{c};
+    for (int i = 0; i < c.size(); ++i)
+      CHECK(c.at(i).call("GET", "/v2/auth/me", o.jwt).status == 200);
+    std::string why;
+    try {
+      server_process stranger{
+          {{"MAILASSAY_DATABASE_URL", c.database_url()},
+           {"MAILASSAY_WEBHOOKS_SECRET_KEY", std::string(64, 'f')}}};
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    CHECK(why.find("does not open with the server key") != std::string::npos);
+    for (int i = 0; i < c.size(); ++i)
+      CHECK(c.at(i).call("GET", "/v2/auth/me", o.jwt).status == 200);
+  }
+
   TEST_CASE("a key revoked through one process is refused by the others "
             "from their next request, and works again after reactivate") {
     MAILASSAY_CLUSTER(c);

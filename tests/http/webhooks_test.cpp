@@ -28,8 +28,7 @@ namespace {
 
 // One key for every server of these tests: a restarted server (or another
 // one on the shared PostgreSQL database) opens the secrets sealed before.
-constexpr const char* server_key =
-    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+constexpr const char* server_key = test_server_key;
 
 std::string source_dir() {
   return std::getenv("MAILASSAY_SOURCE_DIR");
@@ -901,6 +900,7 @@ TEST_SUITE("api.webhooks") {
     };
     std::map<std::string, std::string> env{
         {"MAILASSAY_WEBHOOKS_SECRET_KEY_FILE", file},
+        {"MAILASSAY_WEBHOOKS_SECRET_KEY", unset_variable},
         {"MAILASSAY_DATABASE_URL", "sqlite://" + dir + "/k.db"}};
     std::string first;
     {

@@ -65,6 +65,7 @@ void test_environment(std::map<std::string, std::string>& env) {
   // connections would mix with the ones tests count.
   env.emplace("MAILASSAY_EGRESS_AT_START", "false");
   env.emplace("MAILASSAY_EGRESS_INTERVAL_SECONDS", "0");
+  env.emplace("MAILASSAY_WEBHOOKS_SECRET_KEY", test_server_key);
   // Every test signs up and logs in from 127.0.0.1, many times per server:
   // the account throttles stay out of the way unless a test sets them.
   env.emplace("MAILASSAY_LIMITS_SIGNUP_IP_PER_HOUR", "0");

@@ -18,6 +18,14 @@ std::string temp_dir(const std::string& tag);
 /// configuration file decides it).
 inline constexpr const char* unset_variable = "\x7f(unset)";
 
+/// The server key (webhooks.secret_key) every test run of the binary gets
+/// unless a test sets or unsets MAILASSAY_WEBHOOKS_SECRET_KEY: it seals the
+/// JWT signing keys, so the servers and admin commands of a test sharing a
+/// database (a cluster, a restart, the shared PostgreSQL of
+/// test_http_postgresql, across runs) must all have the same one.
+inline constexpr const char* test_server_key =
+    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
 /// The real `mailassay` binary (from MAILASSAY_BINARY) running `serve` on a
 /// free port with a fresh SQLite database (or MAILASSAY_TEST_HTTP_DB_URL),
 /// plus the extra environment given. Stopped with SIGTERM on destruction.

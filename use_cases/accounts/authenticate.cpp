@@ -64,8 +64,11 @@ void reload_keys_if_unknown(account_env& env, std::string_view token) {
                 .count();
   if (!env.jwt.take_reload_turn(ms))
     return;
-  if (auto keys = env.db.signing_keys())
-    env.jwt.replace(signing_keys_of(*keys));
+  auto rows = env.db.signing_keys();
+  if (!rows)
+    return;
+  if (auto keys = signing_keys_of(*rows, env.cfg.webhooks.secret_key))
+    env.jwt.replace(std::move(*keys));
 }
 
 expected<principal> user_principal(account_env& env, const credentials& c) {

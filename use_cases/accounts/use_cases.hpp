@@ -112,21 +112,31 @@ usage_of_organization(account_env& env, const principal& who, int days);
 
 // -- access-token signing keys (use_cases/accounts/signing.cpp) ------------
 
-/// The stored signing keys as the JWT code takes them.
-std::vector<security::jwt_key>
-signing_keys_of(const std::vector<acc::signing_key>& rows);
+/// The stored signing keys as the JWT code takes them, opened with the
+/// server key (`webhooks.secret_key`, 64 hex digits): the secrets are
+/// sealed in the database (security/secret_box.hpp) and held in plain only
+/// in memory. A row that does not open -> errc::internal (another server
+/// key sealed it); a plain row (written before keys were sealed) is taken
+/// as it is.
+expected<std::vector<security::jwt_key>>
+signing_keys_of(const std::vector<acc::signing_key>& rows,
+                std::string_view server_key_hex);
 
 /// Loads the deployment's signing keys into `ring`, storing a fresh random
-/// key first when the database holds none (the first start of the first
-/// process). Not for a ring of a configured secret.
+/// key (sealed with the server key) first when the database holds none
+/// (the first start of the first process), and sealing in place the keys
+/// an older version stored in plain text. Not for a ring of a configured
+/// secret.
 expected<unit> load_signing_keys(storage::store& db,
-                                 security::jwt_keyring& ring);
+                                 security::jwt_keyring& ring,
+                                 std::string_view server_key_hex);
 
-/// Makes a fresh random key the signing key of the deployment; the retired
-/// ones keep verifying the tokens they signed for `keep_seconds`, or are
-/// dropped at once when `drop_old` (every access token signed before is
-/// then refused). Returns the new key's id.
+/// Makes a fresh random key, sealed with the server key, the signing key of
+/// the deployment; the retired ones keep verifying the tokens they signed
+/// for `keep_seconds`, or are dropped at once when `drop_old` (every access
+/// token signed before is then refused). Returns the new key's id.
 expected<std::string> rotate_signing_key(storage::store& db,
+                                         std::string_view server_key_hex,
                                          std::int64_t keep_seconds,
                                          bool drop_old);
 

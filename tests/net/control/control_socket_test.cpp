@@ -1,3 +1,4 @@
+#include "net/blocking_socket.hpp"
 #include "net/control_socket.hpp"
 
 #include <doctest/doctest.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <vector>
 
 using namespace mailassay;
 using namespace std::chrono_literals;
@@ -20,6 +22,16 @@ std::string fresh_dir() {
   std::string tmpl = "/tmp/mailassay-control-XXXXXX";
   REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
   return tmpl;
+}
+
+// A client connected to `path` that has sent nothing.
+int connect_idle(const std::string& path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  path.copy(a.sun_path, path.size());
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  return fd;
 }
 
 } // namespace
@@ -95,5 +107,34 @@ TEST_SUITE("net.control_socket") {
     ::close(idle);
     REQUIRE(r.has_value());
     CHECK(*r == "next");
+  }
+
+  TEST_CASE("idle connections do not delay a command: it is answered well "
+            "before they reach their read deadline, and they are closed "
+            "unanswered once they do") {
+    constexpr auto deadline = 500ms;
+    constexpr int idle_clients = 20;
+    auto path = fresh_dir() + "/ctl.sock";
+    auto l = net::control_listener::start(
+        path, [](std::string_view cmd) { return std::string{cmd}; }, deadline);
+    REQUIRE(l.has_value());
+    std::vector<int> idle;
+    for (int i = 0; i < idle_clients; ++i)
+      idle.push_back(connect_idle(path));
+    auto started = std::chrono::steady_clock::now();
+    auto r = net::control_request(path, "reload", 60s);
+    auto took = std::chrono::steady_clock::now() - started;
+    REQUIRE(r.has_value());
+    CHECK(*r == "reload");
+    // Served one after another, the idle ones would hold it for
+    // idle_clients x deadline (10 s); side by side it does not wait for
+    // even the first deadline, which 4 x leaves room for a busy machine.
+    CHECK(took < 4 * deadline);
+    for (int fd : idle) {
+      auto answer = net::read_to_end(fd, 30s);
+      REQUIRE(answer.has_value());
+      CHECK(answer->empty());
+      ::close(fd);
+    }
   }
 }
