@@ -4,7 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -20,6 +23,38 @@ bool says_publishable(const http_response& r) {
   return body["code"] == "FORBIDDEN" &&
          body["message"].get<std::string>().find(
              "restricted to allowedDomains (publishable)") != std::string::npos;
+}
+
+// Uploads a one-address CSV with `key`; returns the job's id.
+std::string upload(api& a, const std::string& key, const std::string& email) {
+  auto up = a.call(
+      "POST", "/v2/batch/upload", "", "email\n" + email + "\n",
+      {{"Authorization", "Bearer " + key}, {"Content-Type", "text/csv"}});
+  REQUIRE_MESSAGE(up.status == 201, up.body);
+  return json::parse(up.body)["id"].get<std::string>();
+}
+
+// Waits until job `id` is no longer queued or processing.
+void wait_finished(api& a, const std::string& token, const std::string& id) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    auto j = json::parse(a.call("GET", "/v2/batch/" + id, token).body);
+    if (j["status"] != "queued" && j["status"] != "processing")
+      return;
+    REQUIRE_MESSAGE(std::chrono::steady_clock::now() < until, j.dump());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+// The ids of the jobs `token` lists.
+std::vector<std::string> listed(api& a, const std::string& token) {
+  auto r = a.call("GET", "/v2/batch", token);
+  REQUIRE_MESSAGE(r.status == 200, r.body);
+  std::vector<std::string> ids;
+  auto body = json::parse(r.body);
+  for (const auto& j : body["items"])
+    ids.push_back(j["id"].get<std::string>());
+  return ids;
 }
 
 } // namespace
@@ -108,5 +143,43 @@ TEST_SUITE("api.credential_rights") {
     REQUIRE(j.status == 200);
     CHECK(json::parse(j.body)["status"] != "cancelled");
     CHECK(a.call("GET", "/v2/credits/balance", backend).status == 200);
+  }
+
+  TEST_CASE("a test key sees only sandbox jobs and a live key only live "
+            "ones; a user sees both") {
+    server_process srv;
+    api a{srv};
+    auto jwt =
+        a.signup("Modes", unique_email("m"))["accessToken"].get<std::string>();
+    auto live = a.create_key(jwt, {{"name", "live"}})["key"].get<std::string>();
+    auto test = a.create_key(jwt, {{"name", "test"}, {"mode", "test"}})["key"]
+                    .get<std::string>();
+    auto sandbox_job = upload(a, test, "valid@example.com");
+    wait_finished(a, test, sandbox_job);
+    // One active job per organization: the live one is uploaded second and
+    // may still be running while the test key tries it.
+    auto live_job = upload(a, live, "jane@example.com");
+
+    for (const auto& [key, own, other] :
+         {std::tuple{test, sandbox_job, live_job},
+          std::tuple{live, live_job, sandbox_job}}) {
+      CAPTURE(own);
+      CHECK(listed(a, key) == std::vector<std::string>{own});
+      CHECK(a.call("GET", "/v2/batch/" + own, key).status == 200);
+      for (auto path : {"/v2/batch/" + other,
+                        "/v2/batch/" + other + "/results?format=json"}) {
+        auto r = a.call("GET", path, key);
+        CHECK(r.status == 404);
+        CHECK(json::parse(r.body)["code"] == "NOT_FOUND");
+      }
+      CHECK(a.call("POST", "/v2/batch/" + other + "/cancel", key).status ==
+            404);
+      CHECK(a.call("POST", "/batch/" + other + "/cancel", key).status == 404);
+    }
+    auto all = listed(a, jwt);
+    CHECK(all.size() == 2);
+    // The test key's cancel did not reach the live job.
+    auto j = json::parse(a.call("GET", "/v2/batch/" + live_job, jwt).body);
+    CHECK(j["status"] != "cancelled");
   }
 }
