@@ -68,6 +68,10 @@ bool same_origin(const request_view& req) {
   auto scheme_end = o.find("://");
   if (scheme_end == std::string_view::npos)
     return false; // "null" (a sandboxed or privacy-sensitive context)
+  // Scheme, host and port (RFC 6454 §5): a page served over plain HTTP on
+  // the same host is another origin than the HTTPS one.
+  if (!core::ascii_iequals(o.substr(0, scheme_end), req.scheme))
+    return false;
   o.remove_prefix(scheme_end + 3);
   auto h = core::trim_blanks(*host);
   return !o.empty() && o.size() == h.size() && core::ascii_iequals(o, h);

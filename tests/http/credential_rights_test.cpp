@@ -182,4 +182,31 @@ TEST_SUITE("api.credential_rights") {
     auto j = json::parse(a.call("GET", "/v2/batch/" + live_job, jwt).body);
     CHECK(j["status"] != "cancelled");
   }
+
+  TEST_CASE("two Authorization headers are a bad request") {
+    server_process srv;
+    api a{srv};
+    auto jwt =
+        a.signup("Two", unique_email("two"))["accessToken"].get<std::string>();
+    auto key = a.create_key(jwt)["key"].get<std::string>();
+    for (auto [method, path, body] : {std::tuple{"GET", "/v2/auth/me", ""},
+                                      std::tuple{"GET", "/v2/batch", ""},
+                                      std::tuple{"POST", "/v2/email/validate",
+                                                 R"({"email":"a@b.test"})"}}) {
+      CAPTURE(path);
+      headers h = {{"Authorization", "Bearer " + key},
+                   {"authorization", "Bearer " + jwt}};
+      if (*body)
+        h.emplace_back("Content-Type", "application/json");
+      auto r = http_request(srv.port(), method, path, h, body);
+      CHECK(r.status == 400);
+      auto b = json::parse(r.body);
+      CHECK(b["code"] == "BAD_REQUEST");
+      CHECK(b["statusCode"] == 400);
+      CHECK(b["message"] ==
+            "A request may carry only one Authorization header");
+    }
+    // One is fine.
+    CHECK(a.call("GET", "/v2/auth/me", key).status == 200);
+  }
 }

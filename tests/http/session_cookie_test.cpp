@@ -144,6 +144,8 @@ TEST_SUITE("api.session_cookie") {
              {{"Sec-Fetch-Site", "cross-site"}, {"Origin", "http://127.0.0.1"}},
              {{"Origin", "http://evil.example"}},
              {{"Origin", "http://127.0.0.1:1"}},
+             // The same host and port under another scheme.
+             {{"Origin", "https://127.0.0.1"}},
              {{"Origin", "null"}},
              {}}) {
       for (auto* path : {"/v2/auth/refresh", "/v2/auth/logout"}) {
@@ -161,6 +163,31 @@ TEST_SUITE("api.session_cookie") {
     CHECK(with_cookie(srv, "/v2/auth/refresh", token,
                       {{"Origin", "http://127.0.0.1"}})
               .status == 200);
+  }
+
+  TEST_CASE("behind a trusted TLS proxy the Origin must be https") {
+    server_process srv{{{"MAILASSAY_HTTP_TRUSTED_PROXIES", "127.0.0.1"}}};
+    auto first = post(srv, "/v2/auth/signup?session=cookie",
+                      signup_body(unique_email("c")).dump(), same_origin);
+    REQUIRE(first.status == 201);
+    auto token = cookie_token(first.header("set-cookie"));
+    const headers proxied = {{"X-Forwarded-Proto", "https"},
+                             {"X-Forwarded-For", "203.0.113.9"}};
+    auto with = [&](headers h, const std::string& origin) {
+      h.emplace_back("Origin", origin);
+      return h;
+    };
+    CHECK(with_cookie(srv, "/v2/auth/refresh", token,
+                      with(proxied, "http://127.0.0.1"))
+              .status == 403);
+    auto ok = with_cookie(srv, "/v2/auth/refresh", token,
+                          with(proxied, "https://127.0.0.1"));
+    CHECK(ok.status == 200);
+    // Without the proxy's word the service is plain HTTP.
+    token = cookie_token(ok.header("set-cookie"));
+    CHECK(with_cookie(srv, "/v2/auth/refresh", token,
+                      {{"Origin", "https://127.0.0.1"}})
+              .status == 403);
   }
 
   TEST_CASE("no cookie is 401; a bad session parameter is 422; Secure can "
