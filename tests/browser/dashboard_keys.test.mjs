@@ -230,12 +230,12 @@ test("a reload keeps the session; signing out ends the refresh family", async ()
   await page.reload();
   await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
   const cookies = await page.context().cookies();
-  const c = cookies.find((x) => x.name === "mailassay_refresh");
+  const c = cookies.find((x) => x.name === "__Host-mailassay_refresh");
   assert.ok(c, "the refresh cookie is set");
   assert.equal(c.httpOnly, true);
   assert.equal(c.secure, true);
   assert.equal(c.sameSite, "Strict");
-  assert.equal(c.path, "/v2/auth");
+  assert.equal(c.path, "/");
   // No token where a script could find it later.
   const stored = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
   assert.ok(!stored.includes("eyJ") && !stored.includes(c.value), stored);
@@ -248,7 +248,7 @@ test("a reload keeps the session; signing out ends the refresh family", async ()
   assert.equal(r.status, 401);
   await page.reload();
   await page.getByRole("heading", { name: "Sign in to mailassay" }).waitFor();
-  await until(async () => !(await page.context().cookies()).some((x) => x.name === "mailassay_refresh"),
+  await until(async () => !(await page.context().cookies()).some((x) => x.name === "__Host-mailassay_refresh"),
     "the cookie to be cleared");
   await assertClean(page, "sign-out");
 });
