@@ -209,4 +209,38 @@ TEST_SUITE("api.credential_rights") {
     // One is fine.
     CHECK(a.call("GET", "/v2/auth/me", key).status == 200);
   }
+
+  TEST_CASE("after logout the access token works until it expires, as "
+            "documented; removing the member ends it at once") {
+    server_process srv;
+    api a{srv};
+    auto owner = a.signup("Out", unique_email("out"));
+    auto owner_jwt = owner["accessToken"].get<std::string>();
+    auto email = unique_email("mem");
+    REQUIRE(a.post("/v2/organization/members",
+                   {{"email", email},
+                    {"password", "a long password"},
+                    {"role", "member"}},
+                   owner_jwt)
+                .status == 201);
+    auto login = a.post("/v2/auth/login",
+                        {{"email", email}, {"password", "a long password"}});
+    REQUIRE(login.status == 200);
+    auto s = json::parse(login.body);
+    auto access = s["accessToken"].get<std::string>();
+    auto refresh = s["refreshToken"].get<std::string>();
+    CHECK(a.post("/v2/auth/logout", {{"refreshToken", refresh}}).status == 204);
+    // The refresh token is dead; the access token is not (docs/api.md,
+    // docs/dashboard.md "Sign-out").
+    CHECK(a.post("/v2/auth/refresh", {{"refreshToken", refresh}}).status ==
+          401);
+    CHECK(a.call("GET", "/v2/auth/me", access).status == 200);
+    auto id =
+        json::parse(a.call("GET", "/v2/auth/me", access).body)["user"]["id"]
+            .get<std::string>();
+    CHECK(
+        a.call("DELETE", "/v2/organization/members/" + id, owner_jwt).status ==
+        204);
+    CHECK(a.call("GET", "/v2/auth/me", access).status == 401);
+  }
 }
