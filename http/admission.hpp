@@ -106,8 +106,8 @@ void admitted(const call& c, const cached_t& cached, bool enabled,
       return c.ex->fail(cached->error_value());
     return next(c, **cached);
   }
-  with_principal(
-      c, false,
+  with_caller(
+      c, callers::validation,
       [c, enabled, first, next](uc::account_env&, const uc::principal& who) {
         allow_admitted_origin(c, who);
         if (!enabled || !who.key || !has_windows(who.key->limits))

@@ -41,4 +41,21 @@ cached_principal(const services& svc, const request_view& req) {
                                                   svc.now());
 }
 
+std::optional<core::error>
+key_use_refusal(const use_cases::accounts::principal& who,
+                core::account::key_use use) {
+  if (!who.key || core::account::may_use_key(*who.key, use))
+    return std::nullopt;
+  if (use == core::account::key_use::smtp_validation)
+    return core::make_error(
+        core::errc::forbidden,
+        "This key is restricted to allowedDomains (publishable): it may only "
+        "be used for browser validation without SMTP verification");
+  return core::make_error(
+      core::errc::forbidden,
+      "This key is restricted to allowedDomains (publishable): it may only be "
+      "used for browser validation (POST /v2/widget/validate, POST "
+      "/v2/email/validate without smtp)");
+}
+
 } // namespace mailassay::http

@@ -4,6 +4,7 @@
 // API key or access token) and the site it comes from (Origin, else
 // Referer), read into the use cases' plain struct.
 
+#include "core/account/permissions.hpp"
 #include "core/base/expected.hpp"
 #include "http/exchange.hpp"
 #include "use_cases/accounts/types.hpp"
@@ -22,5 +23,12 @@ use_cases::accounts::credentials credentials_of(const request_view& req);
 /// tell (a JWT, a key not cached).
 std::optional<core::expected<use_cases::accounts::principal>>
 cached_principal(const services& svc, const request_view& req);
+
+/// The 403 of an API key used for what its rights do not cover
+/// (core::account::may_use_key): a publishable key anywhere but the
+/// validation endpoints without SMTP. Nothing for users and allowed uses.
+std::optional<core::error>
+key_use_refusal(const use_cases::accounts::principal& who,
+                core::account::key_use use);
 
 } // namespace mailassay::http

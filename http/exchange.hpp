@@ -34,6 +34,9 @@ struct request_view {
   std::string peer_ip;
   std::string client_ip; ///< Peer, or the first X-Forwarded-For hop of a
                          ///< trusted proxy.
+  /// "http" (the service speaks plain HTTP), or what a trusted proxy's
+  /// `X-Forwarded-Proto` says ("https" behind a TLS proxy).
+  std::string_view scheme = "http";
   std::vector<std::pair<std::string_view, std::string_view>> headers;
   std::map<std::string, std::string> params; ///< From the route pattern.
   /// The query's parameters, read when the route reads its query (see
@@ -46,6 +49,9 @@ struct request_view {
 
   /// Returns the first header named `name` (case-insensitive).
   std::optional<std::string_view> header(std::string_view name) const;
+
+  /// Returns how many headers are named `name` (case-insensitive).
+  std::size_t header_count(std::string_view name) const;
 
   /// Returns the decoded query parameter `name`, if present.
   std::optional<std::string> query_param(std::string_view name) const;

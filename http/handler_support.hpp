@@ -25,19 +25,37 @@ void with_storage(call c, F f) {
   }});
 }
 
-/// Authenticates (any credential, or users only) on a storage worker, then
-/// runs `f(account_env&, const principal&)`.
+/// Who a route admits.
+enum class callers {
+  users,      ///< Users only (JWT or cookie session).
+  account,    ///< Users and API keys with account rights (not publishable).
+  validation, ///< Any credential; the handler checks the key's use.
+};
+
+/// Authenticates on a storage worker the credentials `admitted` lets in,
+/// then runs `f(account_env&, const principal&)`.
 template <class F>
-void with_principal(call c, bool users_only, F f) {
+void with_caller(call c, callers admitted, F f) {
   auto creds = credentials_of(c.req());
-  with_storage(c, [c, creds = std::move(creds), users_only,
+  with_storage(c, [c, creds = std::move(creds), admitted,
                    f = std::move(f)](use_cases::accounts::account_env& env) {
-    auto who = users_only ? use_cases::accounts::authenticate_user(env, creds)
-                          : use_cases::accounts::authenticate(env, creds);
+    auto who = admitted == callers::users
+                   ? use_cases::accounts::authenticate_user(env, creds)
+                   : use_cases::accounts::authenticate(env, creds);
     if (!who)
       return c.ex->fail(who.error_value());
+    if (admitted == callers::account)
+      if (auto refused = key_use_refusal(*who, core::account::key_use::account))
+        return c.ex->fail(*refused);
     f(env, *who);
   });
+}
+
+/// Authenticates (users only, or users and keys with account rights) on a
+/// storage worker, then runs `f(account_env&, const principal&)`.
+template <class F>
+void with_principal(call c, bool users_only, F f) {
+  with_caller(c, users_only ? callers::users : callers::account, std::move(f));
 }
 
 /// Answers `status` with `encode(value)`, or the error.

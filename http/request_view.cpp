@@ -38,6 +38,15 @@ request_view::header(std::string_view name) const {
   return std::nullopt;
 }
 
+std::size_t request_view::header_count(std::string_view name) const {
+  if (!(header_bits_ & header_bit(name)))
+    return 0;
+  std::size_t n = 0;
+  for (auto& [k, v] : headers)
+    n += k.size() == name.size() && core::ascii_iequals(k, name);
+  return n;
+}
+
 std::optional<std::string>
 request_view::query_param(std::string_view name) const {
   if (auto v = args.get(name))

@@ -134,6 +134,15 @@ bool fill_view(request_view& v, const restinio::request_handle_t& req,
   auto xff = v.header("X-Forwarded-For");
   v.client_ip = core::limits::client_ip(
       v.peer_ip, xff ? *xff : std::string_view{}, svc.trusted_proxies);
+  // Only a trusted proxy says which scheme the browser used (the session
+  // cookie's Origin check compares it).
+  if (auto proto = v.header("X-Forwarded-Proto"))
+    if (auto ip = core::limits::parse_ip(v.peer_ip);
+        ip && svc.trusted_proxies.contains(*ip)) {
+      auto first = core::trim_blanks(proto->substr(0, proto->find(',')));
+      if (core::ascii_iequals(first, "https"))
+        v.scheme = "https";
+    }
   return refused;
 }
 
@@ -314,6 +323,12 @@ struct server::impl {
                                      std::to_string(limit) + " bytes"));
     if (auto e = read_query(ex->state().view, m.found->query))
       return ex->fail(*e);
+    // Two credentials: which one would be meant is anyone's guess, and a
+    // proxy and the service might each read another one.
+    if (req.header_count("Authorization") > 1)
+      return ex->fail(
+          make_error(errc::bad_request,
+                     "A request may carry only one Authorization header"));
     m.found->fn(call{ex, &svc});
     // Unanswered yet: an actor or another thread answers it later, or the
     // deadline does.

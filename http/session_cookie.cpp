@@ -10,10 +10,11 @@ namespace mailassay::http::session_cookie {
 
 namespace {
 
-// Attributes every form of the cookie carries. Path: only the auth
-// endpoints ever receive it (not /v2/email/validate, not the pages).
+// Attributes every form of the cookie carries. Path=/ as the `__Host-`
+// prefix requires: every request of the host carries the cookie, but only
+// the auth endpoints read it, and scripts never see it (HttpOnly).
 std::string attributes(const config::auth_settings& auth) {
-  std::string out = "; Path=/v2/auth; HttpOnly; SameSite=Strict";
+  std::string out = "; Path=/; HttpOnly; SameSite=Strict";
   if (auth.cookie_secure)
     out += "; Secure";
   return out;
@@ -32,27 +33,39 @@ core::expected<bool> requested(const request_view& req) {
   return e;
 }
 
-std::optional<std::string> token(const request_view& req) {
-  auto header = req.header("Cookie");
-  if (!header)
-    return std::nullopt;
-  // RFC 6265 §5.4: "name=value" pairs separated by "; ".
-  std::string_view rest = *header;
-  while (!rest.empty()) {
-    auto end = rest.find(';');
-    auto pair = core::trim_blanks(rest.substr(0, end));
-    rest = end == std::string_view::npos ? std::string_view{}
-                                         : rest.substr(end + 1);
-    auto eq = pair.find('=');
-    if (eq == std::string_view::npos ||
-        core::trim_blanks(pair.substr(0, eq)) != name)
+std::string_view name_of(const config::auth_settings& auth) {
+  return auth.cookie_secure ? name : insecure_name;
+}
+
+core::expected<std::optional<std::string>> token(const request_view& req,
+                                                 std::string_view cookie) {
+  std::optional<std::string_view> found;
+  int seen = 0;
+  // Every Cookie header (HTTP/2 and some clients split them), and in each
+  // the "name=value" pairs separated by "; " (RFC 6265 §5.4).
+  for (const auto& [k, header] : req.headers) {
+    if (!core::ascii_iequals(k, "Cookie"))
       continue;
-    auto value = core::trim_blanks(pair.substr(eq + 1));
-    if (value.empty() || value.size() > 512)
-      return std::nullopt;
-    return std::string{value};
+    std::string_view rest = header;
+    while (!rest.empty()) {
+      auto end = rest.find(';');
+      auto pair = core::trim_blanks(rest.substr(0, end));
+      rest = end == std::string_view::npos ? std::string_view{}
+                                           : rest.substr(end + 1);
+      auto eq = pair.find('=');
+      if (eq == std::string_view::npos ||
+          core::trim_blanks(pair.substr(0, eq)) != cookie)
+        continue;
+      ++seen;
+      found = core::trim_blanks(pair.substr(eq + 1));
+    }
   }
-  return std::nullopt;
+  if (seen > 1)
+    return core::make_error(core::errc::bad_request,
+                            "The session cookie was sent more than once");
+  if (!found || found->empty() || found->size() > 512)
+    return std::optional<std::string>{};
+  return std::optional<std::string>{std::string{*found}};
 }
 
 bool same_origin(const request_view& req) {
@@ -68,6 +81,10 @@ bool same_origin(const request_view& req) {
   auto scheme_end = o.find("://");
   if (scheme_end == std::string_view::npos)
     return false; // "null" (a sandboxed or privacy-sensitive context)
+  // Scheme, host and port (RFC 6454 §5): a page served over plain HTTP on
+  // the same host is another origin than the HTTPS one.
+  if (!core::ascii_iequals(o.substr(0, scheme_end), req.scheme))
+    return false;
   o.remove_prefix(scheme_end + 3);
   auto h = core::trim_blanks(*host);
   return !o.empty() && o.size() == h.size() && core::ascii_iequals(o, h);
@@ -82,13 +99,13 @@ core::error cross_site() {
 
 std::string set_value(std::string_view refresh_token,
                       const config::auth_settings& auth) {
-  return std::string{name} + "=" + std::string{refresh_token} +
+  return std::string{name_of(auth)} + "=" + std::string{refresh_token} +
          attributes(auth) +
          "; Max-Age=" + std::to_string(auth.refresh_ttl_seconds);
 }
 
 std::string clear_value(const config::auth_settings& auth) {
-  return std::string{name} + "=" + attributes(auth) + "; Max-Age=0";
+  return std::string{name_of(auth)} + "=" + attributes(auth) + "; Max-Age=0";
 }
 
 void reply(const call& c, const core::expected<use_cases::accounts::session>& s,
@@ -138,11 +155,13 @@ std::optional<bool> mode(const call& c) {
 void refresh(call c) {
   if (!same_origin(c.req()))
     return c.ex->fail(cross_site());
-  auto t = token(c.req());
+  auto t = token(c.req(), name_of(c.svc->cfg.auth));
   if (!t)
+    return c.ex->fail(t.error_value());
+  if (!*t)
     return c.ex->fail(core::unauthorized());
   with_storage(c,
-               [c, t = std::move(*t)](use_cases::accounts::account_env& env) {
+               [c, t = std::move(**t)](use_cases::accounts::account_env& env) {
                  reply(c, use_cases::accounts::refresh(env, t), 200);
                });
 }
@@ -150,11 +169,13 @@ void refresh(call c) {
 void logout(call c) {
   if (!same_origin(c.req()))
     return c.ex->fail(cross_site());
-  auto t = token(c.req());
+  auto t = token(c.req(), name_of(c.svc->cfg.auth));
   if (!t)
+    return c.ex->fail(t.error_value());
+  if (!*t)
     return reply_cleared(c, core::unit{});
   with_storage(c,
-               [c, t = std::move(*t)](use_cases::accounts::account_env& env) {
+               [c, t = std::move(**t)](use_cases::accounts::account_env& env) {
                  reply_cleared(c, use_cases::accounts::logout(env, t));
                });
 }

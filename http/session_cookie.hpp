@@ -19,15 +19,27 @@ struct call;
 // stays in the page's memory.
 namespace mailassay::http::session_cookie {
 
-/// The cookie's name.
-inline constexpr std::string_view name = "mailassay_refresh";
+/// The cookie's name: `__Host-` makes browsers keep it only when set
+/// Secure, for Path=/, without Domain, by this very host, so a sibling
+/// subdomain cannot plant one (RFC 6265bis §4.1.3.2).
+inline constexpr std::string_view name = "__Host-mailassay_refresh";
+
+/// Its name when `auth.cookie_secure` is off: browsers drop a `__Host-`
+/// cookie that is not Secure.
+inline constexpr std::string_view insecure_name = "mailassay_refresh";
+
+/// The name the cookie has under `auth`.
+std::string_view name_of(const config::auth_settings& auth);
 
 /// Whether a sign-up or login asked for the cookie form
 /// (`?session=cookie`); another value of `session` is a 422.
 core::expected<bool> requested(const request_view& req);
 
-/// The refresh token the request's `Cookie` header carries, if any.
-std::optional<std::string> token(const request_view& req);
+/// The refresh token the request's `Cookie` headers carry under `cookie`
+/// (the cookie's name), if any; errc::bad_request when two cookies have
+/// that name (one planted to fix a session: which one is meant is unknown).
+core::expected<std::optional<std::string>> token(const request_view& req,
+                                                 std::string_view cookie);
 
 /// Whether the request comes from a page of this service, so that a
 /// cookie it carries may be acted on (CSRF): `Sec-Fetch-Site: same-origin`

@@ -521,10 +521,15 @@ expected<job> soci_store::get_batch_job(const std::string& organization_id,
 
 expected<std::vector<job>>
 soci_store::list_batch_jobs(const std::string& organization_id,
-                            std::int64_t limit) {
+                            std::int64_t limit, std::optional<bool> sandbox) {
   return run<std::vector<job>>(true, [&] {
     if (limit <= 0)
       return std::vector<job>{};
+    if (sandbox)
+      return select_jobs(sql_,
+                         "WHERE organization_id = :o AND sandbox = :s "
+                         "ORDER BY created_at DESC, id DESC LIMIT :l",
+                         organization_id, *sandbox ? 1 : 0, limit);
     return select_jobs(sql_,
                        "WHERE organization_id = :o "
                        "ORDER BY created_at DESC, id DESC LIMIT :l",

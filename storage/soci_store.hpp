@@ -133,8 +133,8 @@ public:
   expected<core::batch::job> get_batch_job(const std::string& organization_id,
                                            const std::string& job_id) override;
   expected<std::vector<core::batch::job>>
-  list_batch_jobs(const std::string& organization_id,
-                  std::int64_t limit) override;
+  list_batch_jobs(const std::string& organization_id, std::int64_t limit,
+                  std::optional<bool> sandbox) override;
   expected<core::batch::job>
   cancel_batch_job(const std::string& organization_id,
                    const std::string& job_id, std::int64_t now) override;

@@ -331,9 +331,11 @@ public:
   get_batch_job(const std::string& organization_id,
                 const std::string& job_id) = 0;
 
-  /// Lists an organization's jobs, newest first, at most `limit`.
+  /// Lists an organization's jobs, newest first, at most `limit`; only those
+  /// whose sandbox flag is `*sandbox` when it is set (a key sees its mode's).
   virtual expected<std::vector<core::batch::job>>
-  list_batch_jobs(const std::string& organization_id, std::int64_t limit) = 0;
+  list_batch_jobs(const std::string& organization_id, std::int64_t limit,
+                  std::optional<bool> sandbox) = 0;
 
   /// Cancels an active job: status cancelled, finished_at = now, lease
   /// cleared, and the unspent reservation (credits_reserved - credits_used)

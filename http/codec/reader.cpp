@@ -102,8 +102,19 @@ std::optional<std::string> object_reader::label(const char* name, bool required,
     return std::nullopt;
   bool blank = true;
   std::size_t chars = 0;
-  for (unsigned char c : *value) {
-    if (c < 0x20 || c == 0x7f) {
+  const std::string& v = *value;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    auto c = static_cast<unsigned char>(v[i]);
+    auto next = [&](std::size_t k) {
+      return i + k < v.size() ? static_cast<unsigned char>(v[i + k]) : 0;
+    };
+    // C0 and DEL; C1 (U+0080-U+009F: C2 80-C2 9F); the line and paragraph
+    // separators U+2028/U+2029 (E2 80 A8/A9), which end a line in
+    // JavaScript and in many log viewers.
+    if (c < 0x20 || c == 0x7f ||
+        (c == 0xC2 && next(1) >= 0x80 && next(1) <= 0x9F) ||
+        (c == 0xE2 && next(1) == 0x80 &&
+         (next(2) == 0xA8 || next(2) == 0xA9))) {
       errors_.push_back(full(name) + " must not contain control characters");
       return std::nullopt;
     }

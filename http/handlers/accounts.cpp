@@ -103,6 +103,8 @@ void handle_me(call c) {
     if (!*cached)
       return c.ex->fail(cached->error_value());
     const auto& who = **cached;
+    if (auto refused = key_use_refusal(who, core::account::key_use::account))
+      return c.ex->fail(*refused);
     if (auto org = c.svc->keys.find_organization(who.organization_id())) {
       c.ex->set_rate_key(who.key);
       auto body = text_pool::take();

@@ -15,7 +15,7 @@ namespace {
 // Checks what the principal may ask for, then hands the request to a
 // validation actor; the result is written from wherever it completes.
 void run_validation(const call& c, const uc::principal& who,
-                    core::expected<codec::validation_input> in) {
+                    core::expected<codec::validation_input> in, bool widget) {
   allow_admitted_origin(c, who);
   if (!in) {
     count_usage(c, who, {});
@@ -24,6 +24,14 @@ void run_validation(const call& c, const uc::principal& who,
   actors::validation::request req;
   req.email = std::move(in->email);
   req.timeout_ms = in->timeout_ms;
+  using core::account::key_use;
+  auto use = widget     ? key_use::widget_validation
+             : in->smtp ? key_use::smtp_validation
+                        : key_use::validation;
+  if (auto refused = key_use_refusal(who, use)) {
+    count_usage(c, who, std::move(req.email));
+    return c.ex->fail(*refused);
+  }
   if (auto refused = uc::smtp_refusal(who, in->smtp)) {
     count_usage(c, who, std::move(req.email));
     return c.ex->fail(*refused);
@@ -75,7 +83,7 @@ void handle_widget_validate(call c) {
         [](const call& c, const uc::principal& who) {
           if (auto refused = widget_key_refusal(who))
             return c.ex->fail(*refused);
-          run_validation(c, who, codec::widget_validation(c.req()));
+          run_validation(c, who, codec::widget_validation(c.req()), true);
         });
 }
 
@@ -92,7 +100,7 @@ void handle_validate(call c) {
   check.now = steady_millis();
   admit(c, std::move(check), ip_refusal,
         [](const call& c, const uc::principal& who) {
-          run_validation(c, who, codec::validation(c.req()));
+          run_validation(c, who, codec::validation(c.req()), false);
         });
 }
 

@@ -150,6 +150,25 @@ test("the Validate page explains a result and copies it as curl", async () => {
   await assertClean(page, "the validate page");
 });
 
+test("a domain-restricted key is marked publishable and says what it may do", async () => {
+  const page = owner;
+  await nav(page, "API keys");
+  await page.getByRole("button", { name: "Create a key" }).click();
+  await page.getByLabel("Name", { exact: true }).fill("signup page");
+  await page.getByLabel("Allowed domains").fill("shop.example.com");
+  await page.getByText("A restricted key is publishable").waitFor();
+  await page.getByRole("button", { name: "Create key" }).click();
+  const secret = await page.getByLabel("Secret key").inputValue();
+  await page.getByRole("button", { name: "I have saved it" }).click();
+  await row(page, "signup page").getByText("publishable", { exact: true }).waitFor();
+  await row(page, "signup page").getByRole("link", { name: "signup page" }).click();
+  await page.getByText("this key may sit in a web page").waitFor();
+  await assertClean(page, "a publishable key's page");
+  // What the page says is what the service does.
+  const refused = await svc.api("GET", "/v2/batch", undefined, secret, { Origin: "https://shop.example.com" });
+  assert.equal(refused.status, 403);
+});
+
 test("a member sees the keys but cannot create or revoke them", async () => {
   const page = owner;
   await nav(page, "Team");
@@ -211,12 +230,12 @@ test("a reload keeps the session; signing out ends the refresh family", async ()
   await page.reload();
   await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
   const cookies = await page.context().cookies();
-  const c = cookies.find((x) => x.name === "mailassay_refresh");
+  const c = cookies.find((x) => x.name === "__Host-mailassay_refresh");
   assert.ok(c, "the refresh cookie is set");
   assert.equal(c.httpOnly, true);
   assert.equal(c.secure, true);
   assert.equal(c.sameSite, "Strict");
-  assert.equal(c.path, "/v2/auth");
+  assert.equal(c.path, "/");
   // No token where a script could find it later.
   const stored = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
   assert.ok(!stored.includes("eyJ") && !stored.includes(c.value), stored);
@@ -229,7 +248,7 @@ test("a reload keeps the session; signing out ends the refresh family", async ()
   assert.equal(r.status, 401);
   await page.reload();
   await page.getByRole("heading", { name: "Sign in to mailassay" }).waitFor();
-  await until(async () => !(await page.context().cookies()).some((x) => x.name === "mailassay_refresh"),
+  await until(async () => !(await page.context().cookies()).some((x) => x.name === "__Host-mailassay_refresh"),
     "the cookie to be cleared");
   await assertClean(page, "sign-out");
 });
@@ -253,3 +272,4 @@ test("sign-up is offered only where the server has it open", async () => {
     await closed.stop();
   }
 });
+

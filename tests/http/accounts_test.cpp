@@ -116,14 +116,16 @@ TEST_SUITE("api.accounts") {
         a.create_key(
              jwt, {{"name", "w"}, {"allowedDomains", {"example.com"}}})["key"]
             .get<std::string>();
-    CHECK(a.call("GET", "/v2/credits/balance", secret).status == 401);
-    CHECK(a.call("GET", "/v2/credits/balance", secret, "",
+    // A publishable key only validates (api.credential_rights).
+    const std::string body = R"({"email":"jane@gmial.com"})";
+    CHECK(a.call("POST", "/v2/email/validate", secret, body).status == 401);
+    CHECK(a.call("POST", "/v2/email/validate", secret, body,
                  {{"Origin", "https://shop.example.com"}})
               .status == 200);
-    CHECK(a.call("GET", "/v2/credits/balance", secret, "",
+    CHECK(a.call("POST", "/v2/email/validate", secret, body,
                  {{"Referer", "https://example.com/signup?x=1"}})
               .status == 200);
-    CHECK(a.call("GET", "/v2/credits/balance", secret, "",
+    CHECK(a.call("POST", "/v2/email/validate", secret, body,
                  {{"Origin", "https://evil-example.com"}})
               .status == 403);
   }
@@ -135,9 +137,9 @@ TEST_SUITE("api.accounts") {
     api a{srv};
     auto s = a.signup("Acme \u00e9", unique_email("o"));
     auto jwt = s["accessToken"].get<std::string>();
+    // A publishable key may not read `me` (api.credential_rights).
     auto key = a.create_key(
         jwt, {{"name", "backend \"one\""},
-              {"allowedDomains", {"example.com"}},
               {"rateLimits", {{"perMinute", 7}, {"perDay", nullptr}}}});
     auto secret = key["key"].get<std::string>();
     auto id = key["id"].get<std::string>();
@@ -177,9 +179,15 @@ TEST_SUITE("api.accounts") {
     }
     CHECK(storage_jobs() == jobs_before);
 
-    // The key's own checks hold on the cached path too.
-    CHECK(a.call("GET", "/v2/auth/me", secret).status == 401);
-    CHECK(a.call("GET", "/v2/auth/me", secret, "",
+    // A restricted key's own checks hold on the cached path too (the
+    // first call puts it in the cache).
+    auto restricted =
+        a.create_key(jwt, {{"name", "page"},
+                           {"allowedDomains", {"example.com"}}})["key"]
+            .get<std::string>();
+    CHECK(a.call("GET", "/v2/auth/me", restricted, "", origin).status == 403);
+    CHECK(a.call("GET", "/v2/auth/me", restricted).status == 401);
+    CHECK(a.call("GET", "/v2/auth/me", restricted, "",
                  {{"Origin", "https://evil-example.com"}})
               .status == 403);
     auto none = a.call("GET", "/v2/auth/me", "");

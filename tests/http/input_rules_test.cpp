@@ -117,6 +117,40 @@ TEST_SUITE("api.input_rules") {
     CHECK(messages_of(nul) ==
           json::array({"name must not contain control characters"}));
     CHECK(key_named("tab\there").status == 422);
+    // C1 controls and the line/paragraph separators are control characters
+    // too; the letters around them are not.
+    for (auto bad : {"a\xC2\x80"
+                     "b",
+                     "a\xC2\x85"
+                     "b",
+                     "a\xC2\x9F"
+                     "b",
+                     "a\xE2\x80\xA8"
+                     "b",
+                     "a\xE2\x80\xA9"
+                     "b"}) {
+      CAPTURE(bad);
+      auto r = key_named(bad);
+      CHECK(r.status == 422);
+      CHECK(messages_of(r) ==
+            json::array({"name must not contain control characters"}));
+    }
+    CHECK(key_named("a\xC2\xA0"
+                    "b")
+              .status == 201); // no-break space
+    CHECK(key_named("a\xE2\x80\xA6"
+                    "b")
+              .status == 201); // ellipsis
+    auto c1_org = a.post("/v2/auth/signup", {{"organizationName", "Org\xC2\x9B"
+                                                                  "x"},
+                                             {"email", unique_email("p")},
+                                             {"password", "a good one!"}});
+    CHECK(c1_org.status == 422);
+    auto c1_user = a.post("/v2/auth/signup", {{"organizationName", "Org"},
+                                              {"name", "Ann\xE2\x80\xA8"},
+                                              {"email", unique_email("p")},
+                                              {"password", "a good one!"}});
+    CHECK(c1_user.status == 422);
     // Counted in characters, not octets: 100 accented letters pass.
     std::string accented;
     for (int i = 0; i < 100; ++i)

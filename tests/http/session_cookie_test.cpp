@@ -14,7 +14,8 @@ const headers same_origin = {{"Sec-Fetch-Site", "same-origin"}};
 std::string cookie_token(const std::string& set_cookie) {
   auto eq = set_cookie.find('=');
   auto semi = set_cookie.find(';');
-  REQUIRE(set_cookie.rfind("mailassay_refresh=", 0) == 0);
+  REQUIRE((set_cookie.rfind("__Host-mailassay_refresh=", 0) == 0 ||
+           set_cookie.rfind("mailassay_refresh=", 0) == 0));
   return set_cookie.substr(eq + 1, semi - eq - 1);
 }
 
@@ -27,7 +28,8 @@ http_response post(server_process& srv, const std::string& path,
 
 http_response with_cookie(server_process& srv, const std::string& path,
                           const std::string& token, headers h = same_origin) {
-  h.emplace_back("Cookie", "other=1; mailassay_refresh=" + token + "; x=y");
+  h.emplace_back("Cookie",
+                 "other=1; __Host-mailassay_refresh=" + token + "; x=y");
   return post(srv, path, "", h);
 }
 
@@ -54,7 +56,10 @@ TEST_SUITE("api.session_cookie") {
     CHECK_FALSE(body.contains("refreshToken"));
     auto set = r.header("set-cookie");
     CHECK(cookie_token(set).size() >= 32);
-    CHECK(set.find("; Path=/v2/auth") != std::string::npos);
+    // The __Host- prefix: Secure, Path=/, no Domain.
+    CHECK(set.rfind("__Host-mailassay_refresh=", 0) == 0);
+    CHECK(set.find("; Path=/;") != std::string::npos);
+    CHECK(set.find("Domain") == std::string::npos);
     CHECK(set.find("; HttpOnly") != std::string::npos);
     CHECK(set.find("; SameSite=Strict") != std::string::npos);
     CHECK(set.find("; Secure") != std::string::npos);
@@ -92,7 +97,7 @@ TEST_SUITE("api.session_cookie") {
     // t1 again: stolen or replayed; the whole family goes, t2 included.
     auto replay = with_cookie(srv, "/v2/auth/refresh", t1);
     CHECK(replay.status == 401);
-    CHECK(replay.header("set-cookie").find("mailassay_refresh=;") == 0);
+    CHECK(replay.header("set-cookie").find("__Host-mailassay_refresh=;") == 0);
     CHECK(replay.header("set-cookie").find("Max-Age=0") != std::string::npos);
     CHECK(with_cookie(srv, "/v2/auth/refresh", t2).status == 401);
   }
@@ -118,7 +123,7 @@ TEST_SUITE("api.session_cookie") {
         with_cookie(srv, "/v2/auth/refresh", t1).header("set-cookie"));
     auto out = with_cookie(srv, "/v2/auth/logout", t2);
     CHECK(out.status == 204);
-    CHECK(out.header("set-cookie").find("mailassay_refresh=;") == 0);
+    CHECK(out.header("set-cookie").find("__Host-mailassay_refresh=;") == 0);
     CHECK(with_cookie(srv, "/v2/auth/refresh", t2).status == 401);
     // The body form sees the same: the family is gone.
     CHECK(post(srv, "/v2/auth/refresh", json{{"refreshToken", t2}}.dump(), {})
@@ -144,6 +149,8 @@ TEST_SUITE("api.session_cookie") {
              {{"Sec-Fetch-Site", "cross-site"}, {"Origin", "http://127.0.0.1"}},
              {{"Origin", "http://evil.example"}},
              {{"Origin", "http://127.0.0.1:1"}},
+             // The same host and port under another scheme.
+             {{"Origin", "https://127.0.0.1"}},
              {{"Origin", "null"}},
              {}}) {
       for (auto* path : {"/v2/auth/refresh", "/v2/auth/logout"}) {
@@ -163,6 +170,61 @@ TEST_SUITE("api.session_cookie") {
               .status == 200);
   }
 
+  TEST_CASE("two cookies with the session cookie's name are refused; the "
+            "old unprefixed name is ignored") {
+    server_process srv;
+    auto first = post(srv, "/v2/auth/signup?session=cookie",
+                      signup_body(unique_email("c")).dump(), same_origin);
+    REQUIRE(first.status == 201);
+    auto token = cookie_token(first.header("set-cookie"));
+    for (auto* path : {"/v2/auth/refresh", "/v2/auth/logout"}) {
+      CAPTURE(path);
+      // In one header (a sibling subdomain's cookie comes first) ...
+      headers one = same_origin;
+      one.emplace_back("Cookie", "__Host-mailassay_refresh=planted; "
+                                 "__Host-mailassay_refresh=" +
+                                     token);
+      auto r = post(srv, path, "", one);
+      CHECK(r.status == 400);
+      CHECK(json::parse(r.body)["code"] == "BAD_REQUEST");
+      // ... or in two.
+      headers two = same_origin;
+      two.emplace_back("Cookie", "__Host-mailassay_refresh=" + token);
+      two.emplace_back("Cookie", "__Host-mailassay_refresh=planted");
+      CHECK(post(srv, path, "", two).status == 400);
+    }
+    headers old = same_origin;
+    old.emplace_back("Cookie", "mailassay_refresh=" + token);
+    CHECK(post(srv, "/v2/auth/refresh", "", old).status == 401);
+    // The token survived all of that.
+    CHECK(with_cookie(srv, "/v2/auth/refresh", token).status == 200);
+  }
+
+  TEST_CASE("behind a trusted TLS proxy the Origin must be https") {
+    server_process srv{{{"MAILASSAY_HTTP_TRUSTED_PROXIES", "127.0.0.1"}}};
+    auto first = post(srv, "/v2/auth/signup?session=cookie",
+                      signup_body(unique_email("c")).dump(), same_origin);
+    REQUIRE(first.status == 201);
+    auto token = cookie_token(first.header("set-cookie"));
+    const headers proxied = {{"X-Forwarded-Proto", "https"},
+                             {"X-Forwarded-For", "203.0.113.9"}};
+    auto with = [&](headers h, const std::string& origin) {
+      h.emplace_back("Origin", origin);
+      return h;
+    };
+    CHECK(with_cookie(srv, "/v2/auth/refresh", token,
+                      with(proxied, "http://127.0.0.1"))
+              .status == 403);
+    auto ok = with_cookie(srv, "/v2/auth/refresh", token,
+                          with(proxied, "https://127.0.0.1"));
+    CHECK(ok.status == 200);
+    // Without the proxy's word the service is plain HTTP.
+    token = cookie_token(ok.header("set-cookie"));
+    CHECK(with_cookie(srv, "/v2/auth/refresh", token,
+                      {{"Origin", "https://127.0.0.1"}})
+              .status == 403);
+  }
+
   TEST_CASE("no cookie is 401; a bad session parameter is 422; Secure can "
             "be turned off") {
     server_process srv;
@@ -179,5 +241,11 @@ TEST_SUITE("api.session_cookie") {
     REQUIRE(r.status == 201);
     CHECK(r.header("set-cookie").find("Secure") == std::string::npos);
     CHECK(r.header("set-cookie").find("HttpOnly") != std::string::npos);
+    // Browsers drop a __Host- cookie that is not Secure: the plain name.
+    CHECK(r.header("set-cookie").rfind("mailassay_refresh=", 0) == 0);
+    headers h = same_origin;
+    h.emplace_back("Cookie",
+                   "mailassay_refresh=" + cookie_token(r.header("set-cookie")));
+    CHECK(post(plain, "/v2/auth/refresh", "", h).status == 200);
   }
 }

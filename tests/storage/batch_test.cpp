@@ -141,17 +141,17 @@ TEST_SUITE("storage.batch") {
 
     REQUIRE(s.cancel_batch_job("o1", "j1", 5001).has_value());
     create(s, make_job("j2", "o1", 6000));
-    auto listed = s.list_batch_jobs("o1", 10);
+    auto listed = s.list_batch_jobs("o1", 10, std::nullopt);
     REQUIRE_MESSAGE(listed.has_value(), why(listed));
     REQUIRE(listed->size() == 2);
     CHECK((*listed)[0].id == "j2");
     CHECK((*listed)[1].id == "j1");
     CHECK((*listed)[1].status == batch::job_status::cancelled);
-    auto newest = s.list_batch_jobs("o1", 1);
+    auto newest = s.list_batch_jobs("o1", 1, std::nullopt);
     REQUIRE(newest->size() == 1);
     CHECK(newest->front().id == "j2");
-    CHECK(s.list_batch_jobs("o1", 0)->empty());
-    CHECK(s.list_batch_jobs("o2", 10)->empty());
+    CHECK(s.list_batch_jobs("o1", 0, std::nullopt)->empty());
+    CHECK(s.list_batch_jobs("o2", 10, std::nullopt)->empty());
 
     CHECK(s.get_batch_job("o2", "j1").error_value().code == errc::not_found);
     CHECK(s.get_batch_job("o1", "nope").error_value().code == errc::not_found);
@@ -170,7 +170,7 @@ TEST_SUITE("storage.batch") {
     j.smtp = true;
     create(s, j);
     CHECK(s.get_batch_job("o1", "js")->sandbox);
-    CHECK(s.list_batch_jobs("o1", 10)->front().sandbox);
+    CHECK(s.list_batch_jobs("o1", 10, std::nullopt)->front().sandbox);
     auto claimed = claim(s, "p1", 5001);
     CHECK(claimed.id == "js");
     CHECK(claimed.sandbox);
@@ -178,6 +178,18 @@ TEST_SUITE("storage.batch") {
     CHECK(t.query_int("SELECT sandbox FROM batch_jobs WHERE id = 'js'") == 1);
     // Nothing was reserved: the balance is the signup grant.
     CHECK(s.get_balance("o1")->balance == 100);
+
+    // A key lists only the jobs of its mode (a live one, once the sandbox
+    // job is cancelled: one active job per organization).
+    REQUIRE(s.cancel_batch_job("o1", "js", 5002));
+    create(s, make_job("jl", "o1", 5003));
+    auto sandbox_only = s.list_batch_jobs("o1", 10, true);
+    REQUIRE(sandbox_only->size() == 1);
+    CHECK(sandbox_only->front().id == "js");
+    auto live_only = s.list_batch_jobs("o1", 10, false);
+    REQUIRE(live_only->size() == 1);
+    CHECK(live_only->front().id == "jl");
+    CHECK(s.list_batch_jobs("o1", 10, std::nullopt)->size() == 2);
   }
 
   TEST_CASE_TEMPLATE("item text is stored verbatim", TestType,

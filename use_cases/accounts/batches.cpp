@@ -74,16 +74,30 @@ expected<job> create_batch_job(account_env& env, const principal& who,
 
 expected<std::vector<job>> list_batch_jobs(account_env& env,
                                            const principal& who) {
-  return env.db.list_batch_jobs(who.organization_id(), 100);
+  std::optional<bool> sandbox;
+  switch (acc::job_scope_of(who.key.get())) {
+    case acc::job_scope::all: break;
+    case acc::job_scope::live_only: sandbox = false; break;
+    case acc::job_scope::sandbox_only: sandbox = true; break;
+  }
+  return env.db.list_batch_jobs(who.organization_id(), 100, sandbox);
 }
 
 expected<job> get_batch_job(account_env& env, const principal& who,
                             const std::string& id) {
-  return env.db.get_batch_job(who.organization_id(), id);
+  auto j = env.db.get_batch_job(who.organization_id(), id);
+  // A job of the other mode is as unknown to a key as another tenant's.
+  if (j && !acc::in_job_scope(acc::job_scope_of(who.key.get()), j->sandbox))
+    return core::make_error(core::errc::not_found, "batch job not found");
+  return j;
 }
 
 expected<job> cancel_batch_job(account_env& env, const principal& who,
                                const std::string& id) {
+  // The sandbox flag never changes, so the check need not share the
+  // cancel's transaction.
+  if (auto seen = get_batch_job(env, who, id); !seen)
+    return seen;
   auto j = env.db.cancel_batch_job(who.organization_id(), id,
                                    storage::database_clock);
   if (!j && j.error_value().code == core::errc::conflict) {

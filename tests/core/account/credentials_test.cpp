@@ -53,6 +53,35 @@ TEST_SUITE("core.account") {
     CHECK_FALSE(may_assign_role(role::admin, role::owner, role::member));
     CHECK_FALSE(may_assign_role(role::member, role::member, role::member));
   }
+  TEST_CASE("a publishable key only validates single addresses without SMTP") {
+    api_key open_key;
+    api_key published;
+    published.allowed_domains = {"shop.example"};
+    CHECK_FALSE(publishable(open_key));
+    CHECK(publishable(published));
+    for (auto use : {key_use::widget_validation, key_use::validation,
+                     key_use::smtp_validation, key_use::account})
+      CHECK(may_use_key(open_key, use));
+    CHECK(may_use_key(published, key_use::widget_validation));
+    CHECK(may_use_key(published, key_use::validation));
+    CHECK_FALSE(may_use_key(published, key_use::smtp_validation));
+    CHECK_FALSE(may_use_key(published, key_use::account));
+  }
+  TEST_CASE("a test key sees sandbox jobs, a live key live ones, a user all") {
+    api_key live;
+    live.prefix = "svc_live_abc";
+    api_key test;
+    test.prefix = "svc_test_abc";
+    CHECK(job_scope_of(nullptr) == job_scope::all);
+    CHECK(job_scope_of(&live) == job_scope::live_only);
+    CHECK(job_scope_of(&test) == job_scope::sandbox_only);
+    CHECK(in_job_scope(job_scope::all, true));
+    CHECK(in_job_scope(job_scope::all, false));
+    CHECK(in_job_scope(job_scope::live_only, false));
+    CHECK_FALSE(in_job_scope(job_scope::live_only, true));
+    CHECK(in_job_scope(job_scope::sandbox_only, true));
+    CHECK_FALSE(in_job_scope(job_scope::sandbox_only, false));
+  }
   TEST_CASE("role names round-trip") {
     for (auto r : {role::owner, role::admin, role::member})
       CHECK(parse_role(to_string(r)) == r);

@@ -106,7 +106,10 @@ function KeyForm({ initial, defaults, creating, onSave, onCancel }) {
       value=${domains} onInput=${(e) => setDomains(e.target.value)}></textarea>
     <small id=${"domains-help-" + id}>One per line or separated by commas, e.g.${" "}
       <code>shop.example.com</code> (subdomains included). Empty: usable from
-      anywhere, for servers only; a key in a web page must be restricted.</small>
+      anywhere, for servers only; a key in a web page must be restricted.
+      A restricted key is publishable: it only validates single addresses
+      without SMTP (the widget, <code>POST /v2/email/validate</code>) and gets
+      403 everywhere else.</small>
     <fieldset>
       <legend>Checks</legend>
       ${CHECKS.map(
@@ -277,7 +280,9 @@ function KeyList({ session }) {
                   <td><code>${k.prefix}</code></td>
                   <td><${Badge} kind=${k.mode}>${k.mode}<//></td>
                   <td><${StatusBadge} status=${k.status} /></td>
-                  <td>${k.allowedDomains.length ? k.allowedDomains.join(", ") : html`<span class="muted">any</span>`}</td>
+                  <td>${k.allowedDomains.length
+                    ? html`<${Badge} kind="publishable">publishable<//> ${k.allowedDomains.join(", ")}`
+                    : html`<span class="muted">any</span>`}</td>
                   <td>${WINDOWS.map(([w]) => limitText(k.rateLimits[w])).join(" / ")}</td>
                   <td>${when(k.createdAt)}</td>
                   <td><${KeyActions} k=${k} session=${session} compact
@@ -349,6 +354,12 @@ function KeyDetail({ id, session }) {
     html`<${PageTitle}>Key “${k.name}”<//>
       <p><code>${k.prefix}</code> <${Badge} kind=${k.mode}>${k.mode}<//>
         <${StatusBadge} status=${k.status} /> · created ${when(k.createdAt)}</p>
+      ${k.allowedDomains.length > 0 &&
+      html`<p><${Badge} kind="publishable">publishable<//> Restricted to
+        ${" " + k.allowedDomains.join(", ")}, this key may sit in a web page:
+        it only validates single addresses without SMTP (the widget,
+        <code>POST /v2/email/validate</code>). Batches, credits, usage and the
+        organization answer it 403, whatever site it is sent from.</p>`}
       <${KeyActions} k=${k} session=${session} onChanged=${changed} />
       <${Notice}>${notice}<//>
       <section aria-labelledby="settings-title">
