@@ -30,7 +30,7 @@ std::string webhook_key_or_exit(const config::settings& cfg);
 
 /// Logs a warning for each file holding secrets or customers' data (the
 /// SQLite database and its -wal/-shm, the server key file) that its group
-/// or others may read or write (docs/security-at-rest.md).
+/// or others may read or write (docs/security.md).
 void warn_exposed_files(const config::settings& cfg);
 
 /// Current time as Unix seconds.

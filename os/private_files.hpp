@@ -3,7 +3,7 @@
 // Files that hold secrets or customers' data (the SQLite database and its
 // -wal/-shm, the server key file) are created readable by their owner only,
 // and the service warns at start when one is open to others
-// (docs/security-at-rest.md).
+// (docs/security.md).
 
 #include <string>
 #include <sys/types.h>

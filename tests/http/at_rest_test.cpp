@@ -1,4 +1,4 @@
-// Files at rest (docs/security-at-rest.md): what `serve` creates on SQLite
+// Files at rest (docs/security.md): what `serve` creates on SQLite
 // is private to its user whatever the umask, and a file left open to others
 // is reported at start.
 #include "tests/http/fixtures.hpp"
