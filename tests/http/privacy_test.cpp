@@ -132,6 +132,12 @@ TEST_SUITE("api.privacy") {
     CHECK(json::parse(denied.body)["code"] == "FORBIDDEN");
     CHECK(env.a->call("GET", "/v2/batch/" + id, member).status == 200);
     CHECK(env.a->call("DELETE", "/v2/batch/" + id).status == 401);
+    // A test key sees no live job, so it cannot erase one either.
+    auto test_key =
+        env.a->create_key(env.jwt, {{"name", "t"}, {"mode", "test"}})["key"]
+            .get<std::string>();
+    CHECK(env.a->call("DELETE", "/v2/batch/" + id, test_key).status == 404);
+    CHECK(env.a->call("GET", "/v2/batch/" + id, env.key).status == 200);
 
     auto erased = env.a->call("DELETE", "/v2/batch/" + id, env.jwt);
     CHECK_MESSAGE(erased.status == 204, erased.body);

@@ -113,6 +113,9 @@ expected<unit> delete_batch_job(account_env& env, const principal& who,
   if (!who.key && !core::account::may_erase_data(who.role))
     return core::make_error(core::errc::forbidden,
                             "Only owners and admins can delete batch jobs");
+  // A test key may not erase a live job, nor a live key a sandbox one.
+  if (auto seen = get_batch_job(env, who, id); !seen)
+    return seen.error_value();
   auto erased = env.db.delete_batch_job(who.organization_id(), id,
                                         storage::database_clock);
   if (!erased)
