@@ -783,7 +783,7 @@ TEST_SUITE("storage.batch") {
     CHECK_ENTRY(s.list_credit_entries("o1", 1, 0)->front(),
                 {"batch_refund", 3, "j1"});
     CHECK(s.get_batch_job("o1", "j1").error_value().code == errc::not_found);
-    CHECK(s.list_batch_jobs("o1", 10)->empty());
+    CHECK(s.list_batch_jobs("o1", 10, std::nullopt)->empty());
     CHECK(t.query_int("SELECT COUNT(*) FROM batch_items") == 0);
     CHECK(t.query_int("SELECT COUNT(*) FROM batch_jobs") == 0);
     // The job no longer runs: its holder's checkpoint is refused.
@@ -803,7 +803,7 @@ TEST_SUITE("storage.batch") {
     create(s, make_job("j3", "o1", 400));
     REQUIRE(s.delete_batch_job("o1", "j3", 401).has_value());
     create(s, make_job("j4", "o1", 500));
-    CHECK(s.list_batch_jobs("o1", 10)->size() == 1);
+    CHECK(s.list_batch_jobs("o1", 10, std::nullopt)->size() == 1);
   }
 
   TEST_CASE_TEMPLATE("batch items filter by status and page by seq", TestType,
