@@ -14,7 +14,13 @@ validator_or_exit(const config::settings& cfg) {
     std::cerr << "mailassay: " << lists.error_value().message << "\n";
     std::exit(2);
   }
+  auto providers = config::load_provider_table(cfg.risk);
+  if (!providers) {
+    std::cerr << "mailassay: " << providers.error_value().message << "\n";
+    std::exit(2);
+  }
   net::dns_resolver_config dns;
+  dns.providers = std::move(*providers);
   dns.servers = cfg.dns.servers;
   dns.timeout = std::chrono::milliseconds(cfg.dns.timeout_ms);
   dns.tries = cfg.dns.tries;
