@@ -9,7 +9,13 @@ namespace mailassay::app {
 
 std::shared_ptr<net::dns_resolver>
 resolver_or_exit(const config::settings& cfg) {
+  auto providers = config::load_provider_table(cfg.risk);
+  if (!providers) {
+    std::cerr << "mailassay: " << providers.error_value().message << "\n";
+    std::exit(2);
+  }
   net::dns_resolver_config dns;
+  dns.providers = std::move(*providers);
   dns.servers = cfg.dns.servers;
   dns.timeout = std::chrono::milliseconds(cfg.dns.timeout_ms);
   dns.tries = cfg.dns.tries;

@@ -480,6 +480,11 @@ const std::vector<key_spec>& registry() {
      "Operator file of extra role local parts, one per line.",
      text(MAILASSAY_FIELD(risk.extra_roles_file)),
      MAILASSAY_SHOW(risk.extra_roles_file)},
+    {"risk", "providers_file",
+     "MX host suffix -> provider table (docs/provider-data.md); empty: "
+     "providers.txt in risk.data_dir.",
+     text(MAILASSAY_FIELD(risk.providers_file)),
+     MAILASSAY_SHOW(risk.providers_file)},
     {"batch", "max_file_bytes", "Largest batch upload in bytes (413 above).",
      integer(MAILASSAY_FIELD(batch.max_file_bytes), 1024, 30 * 1024 * 1024),
      MAILASSAY_SHOW(batch.max_file_bytes)},

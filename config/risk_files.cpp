@@ -23,21 +23,20 @@ load_risk_lists(const risk_settings& cfg) {
     const char* file;
     std::string text;
   };
-  shipped files[] = {{"disposable.txt", {}},   {"disposable_allow.txt", {}},
+  shipped files[] = {{"disposable.txt", {}},     {"disposable_allow.txt", {}},
                      {"free_providers.txt", {}}, {"roles.txt", {}},
-                     {"tlds.txt", {}},         {"first_names.txt", {}},
-                     {"last_names.txt", {}},   {"common_words.txt", {}}};
+                     {"tlds.txt", {}},           {"first_names.txt", {}},
+                     {"last_names.txt", {}},     {"common_words.txt", {}}};
   for (auto& f : files) {
     auto path = cfg.data_dir + "/" + f.file;
     if (!read_file(path, f.text))
       return core::make_error(core::errc::bad_request,
-                              "cannot read risk list " + path
-                                + " (set MAILASSAY_RISK_DATA_DIR)");
+                              "cannot read risk list " + path +
+                                  " (set MAILASSAY_RISK_DATA_DIR)");
   }
   std::string extras[3];
-  const std::string* extra_paths[] = {&cfg.extra_disposable_file,
-                                      &cfg.extra_free_file,
-                                      &cfg.extra_roles_file};
+  const std::string* extra_paths[] = {
+      &cfg.extra_disposable_file, &cfg.extra_free_file, &cfg.extra_roles_file};
   for (int i = 0; i < 3; ++i)
     if (!extra_paths[i]->empty() && !read_file(*extra_paths[i], extras[i]))
       return core::make_error(core::errc::bad_request,
@@ -55,7 +54,23 @@ load_risk_lists(const risk_settings& cfg) {
   texts.extra_free_providers = extras[1];
   texts.extra_roles = extras[2];
   return std::make_shared<const core::risk::lists>(
-    core::risk::lists_from_texts(texts));
+      core::risk::lists_from_texts(texts));
+}
+
+core::expected<std::shared_ptr<const core::provider::table>>
+load_provider_table(const risk_settings& cfg) {
+  auto path = cfg.providers_file.empty() ? cfg.data_dir + "/providers.txt"
+                                         : cfg.providers_file;
+  std::string text;
+  if (!read_file(path, text))
+    return core::make_error(core::errc::bad_request,
+                            "cannot read provider table " + path +
+                                " (set MAILASSAY_RISK_PROVIDERS_FILE)");
+  auto table = core::provider::table::parse(text);
+  if (!table)
+    return core::make_error(core::errc::bad_request,
+                            path + ": " + table.error_value().message);
+  return std::make_shared<const core::provider::table>(std::move(*table));
 }
 
 } // namespace mailassay::config

@@ -1,10 +1,11 @@
 #pragma once
 
-#include <memory>
-
 #include "config/settings.hpp"
 #include "core/base/expected.hpp"
+#include "core/provider/table.hpp"
 #include "core/risk/lists.hpp"
+
+#include <memory>
 
 namespace mailassay::config {
 
@@ -13,5 +14,11 @@ namespace mailassay::config {
 /// extra file that cannot be read -> errc::bad_request naming the file.
 core::expected<std::shared_ptr<const core::risk::lists>>
 load_risk_lists(const risk_settings& cfg);
+
+/// Reads the MX provider table from `risk.providers_file` (empty:
+/// `providers.txt` in `risk.data_dir`). A file that cannot be read or
+/// parsed -> errc::bad_request naming the file and the line.
+core::expected<std::shared_ptr<const core::provider::table>>
+load_provider_table(const risk_settings& cfg);
 
 } // namespace mailassay::config

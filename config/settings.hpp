@@ -161,6 +161,8 @@ struct risk_settings {
   std::string extra_disposable_file;
   std::string extra_free_file;
   std::string extra_roles_file;
+  /// The MX provider table (issue #30); empty: `<data_dir>/providers.txt`.
+  std::string providers_file;
 };
 
 /// `[batch]`: batch jobs (docs/batch.md).

@@ -111,9 +111,19 @@ struct dns_resolver::impl {
                 [this, name](lookup_result mx) { on_mx(name, std::move(mx)); });
   }
 
+  // Names the provider once per resolution, so that every answer served
+  // from the cache carries it at no cost.
+  mail_route with_provider(mail_route route) const {
+    if (config.providers && route.kind == core::dns::route_kind::mx &&
+        !route.hosts.empty())
+      if (auto* p = config.providers->find(route.hosts.front().host))
+        route.provider = *p;
+    return route;
+  }
+
   void on_mx(const std::string& name, lookup_result mx) {
     if (!core::dns::needs_address_lookup(mx)) {
-      complete(routes, name, core::dns::interpret(name, mx));
+      complete(routes, name, with_provider(core::dns::interpret(name, mx)));
       return;
     }
     // RFC 5321 §5.1: no MX, so the domain's own addresses decide.

@@ -35,6 +35,9 @@ struct dns_resolver_config {
   /// Clock for cache TTLs; empty: std::chrono::steady_clock::now. Tests
   /// inject one to move time.
   std::function<core::dns::time_point()> clock;
+  /// Names the provider of a route's first MX host (`mail_route::provider`,
+  /// issue #30); empty: no route names one.
+  std::shared_ptr<const core::provider::table> providers;
 };
 
 /// Counters and gauges for /metrics: the loop's (queries sent, answers,

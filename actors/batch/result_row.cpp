@@ -44,6 +44,12 @@ core::batch::item item_from_result(std::int64_t seq, std::string email,
   d["suggestion"] = c.suggested_domain
                         ? json(a.local_part + "@" + *c.suggested_domain)
                         : json(nullptr);
+  if (r.route && r.route->provider)
+    d["provider"] = {
+        {"name", r.route->provider->name},
+        {"kind", core::provider::to_string(r.route->provider->kind)}};
+  else
+    d["provider"] = nullptr;
   it.detail = d.dump();
   return it;
 }

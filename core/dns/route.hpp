@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/dns/records.hpp"
+#include "core/provider/table.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -39,6 +40,9 @@ struct mail_route {
   /// Seconds the outcome may be cached (minimum over the answers used);
   /// empty when no answer carried a TTL.
   std::optional<std::uint32_t> ttl;
+  /// Who runs the first MX host (issue #30), as the resolver's provider
+  /// table names it; empty for any kind but `mx`, or when nothing matches.
+  std::optional<provider::provider_ref> provider;
 
   /// Returns whether the domain was shown to take no mail or not to exist
   /// (no_mx, invalid_domain): a negative cache entry.

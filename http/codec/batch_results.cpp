@@ -21,7 +21,7 @@ struct flag_column {
   std::string_view csv;
 };
 
-constexpr std::array<flag_column, 9> flags{{
+constexpr std::array<flag_column, 10> flags{{
     {"normalized", "normalized", "normalized"},
     {"mx", "mx", "has_mx"},
     {"disposable", "disposable", "disposable"},
@@ -31,6 +31,8 @@ constexpr std::array<flag_column, 9> flags{{
     {"catchAll", "catchAll", "catch_all"},
     {"smtpChecked", "smtpChecked", "smtp_checked"},
     {"suggestion", "suggestion", "suggestion"},
+    // {"name","kind"} or null (issue #30); the CSV cell is the name.
+    {"provider", "provider", "provider"},
 }};
 
 std::string cell(const json& v) {
@@ -40,6 +42,11 @@ std::string cell(const json& v) {
     return v.get<bool>() ? "true" : "false";
   if (v.is_string())
     return v.get<std::string>();
+  if (v.is_object()) {
+    auto name = v.find("name");
+    return name != v.end() && name->is_string() ? name->get<std::string>()
+                                                : std::string{};
+  }
   return v.dump();
 }
 

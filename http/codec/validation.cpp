@@ -181,6 +181,18 @@ void write_validation_result(std::string& out,
     w.text(a.normalized);
   else
     w.null();
+  // Issue #30: who runs the first MX host, named when the route was
+  // resolved.
+  w.raw(",\"provider\":");
+  if (r.route && r.route->provider) {
+    w.raw("{\"kind\":");
+    w.text(core::provider::to_string(r.route->provider->kind));
+    w.raw(",\"name\":");
+    w.text(r.route->provider->name);
+    w.raw("}");
+  } else {
+    w.null();
+  }
   w.raw(",\"random\":");
   w.raw("{\"isRandom\":");
   if (c.random)

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <set>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
@@ -19,6 +20,7 @@ constexpr const char* zone = R"(
 good.test MX 10 mx.good.test
 other.test MX 10 mx.other.test
 gone.test NXDOMAIN
+shop.test MX 10 mx1.prov.test
 *.slow.test MX 10 mx.slow.test
 *.slow.test DELAY 150
 )";
@@ -236,6 +238,44 @@ TEST_SUITE("api.batch") {
     auto list = env.get("/v2/batch");
     REQUIRE(list["items"].size() == 1);
     CHECK(list["items"][0]["id"] == j["id"]);
+  }
+
+  TEST_CASE("each row names its provider, in JSON and as a CSV column "
+            "(issue #30)") {
+    auto table = std::filesystem::temp_directory_path()
+                 / ("mailassay-batch-providers-" + unique_email("t") + ".txt");
+    std::ofstream(table) << "prov.test google mailbox\n";
+    batch_env env{{{"MAILASSAY_RISK_PROVIDERS_FILE", table.string()}}};
+    auto r = env.upload("email\nann@shop.test\nbob@good.test\nnot an "
+                        "address\n");
+    REQUIRE_MESSAGE(r.status == 201, r.body);
+    auto id = json::parse(r.body)["id"].get<std::string>();
+    env.wait_done(id);
+    auto rows = env.export_csv(id);
+    std::filesystem::remove(table);
+    REQUIRE(rows.size() == 4);
+    REQUIRE(rows[0].size() == 14);
+    CHECK(rows[0][13] == "provider");
+    std::map<std::string, std::string> provider;
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      // The helper's split drops a last empty cell.
+      REQUIRE(rows[i].size() >= 13);
+      provider[rows[i][0]] = rows[i].size() > 13 ? rows[i][13] : "";
+    }
+    CHECK(provider["ann@shop.test"] == "google");
+    CHECK(provider["bob@good.test"] == "");
+    CHECK(provider["not an address"] == "");
+    auto js = env.get("/v2/batch/" + id + "/results?format=json");
+    REQUIRE(js["results"].size() == 3);
+    for (auto& row : js["results"]) {
+      CAPTURE(row.dump());
+      REQUIRE(row.contains("provider"));
+      if (row["email"] == "ann@shop.test")
+        CHECK(row["provider"]
+              == json{{"name", "google"}, {"kind", "mailbox"}});
+      else
+        CHECK(row["provider"].is_null());
+    }
   }
 
   TEST_CASE("a raw text/csv body with options as query parameters") {
@@ -619,7 +659,7 @@ TEST_SUITE("api.batch") {
           "attachment; filename=\"" + id + "-results.csv\"");
     CHECK(csv.body.rfind("email,status,reason,score,normalized,has_mx,"
                          "disposable,role_account,free_provider,random,"
-                         "catch_all,smtp_checked,suggestion\r\n",
+                         "catch_all,smtp_checked,suggestion,provider\r\n",
                          0) == 0);
     // "user" is a role account.
     CHECK(csv.body.find("\r\nuser0@good.test,risky,role_account,") !=

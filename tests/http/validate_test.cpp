@@ -121,6 +121,35 @@ TEST_SUITE("api.validate") {
     CHECK(typo["signals"].dump().find("typo") != std::string::npos);
   }
 
+  TEST_CASE("the answer names the provider of the first MX host, or null "
+            "(issue #30)") {
+    validation_env env;
+    auto gmail = env.validate({{"email", "jane.doe@gmail.com"}});
+    CHECK(gmail["provider"] == json{{"name", "google"}, {"kind", "mailbox"}});
+    // No match, an implicit MX, no MX, a DNS failure, bad syntax: null.
+    for (const char* email :
+         {"jane@good.test", "jane@implicit.test", "jane@nullmx.test",
+          "jane@nomail.test", "jane@broken.test", "not an address"}) {
+      CAPTURE(email);
+      auto b = env.validate({{"email", email}});
+      REQUIRE(b.contains("provider"));
+      CHECK(b["provider"].is_null());
+    }
+    // The widget's answer too.
+    auto jwt =
+        env.a.signup("P", unique_email("p"))["accessToken"].get<std::string>();
+    auto key = env.a.create_key(jwt, {{"name", "widget"},
+                                      {"allowedDomains", {"shop.example"}}})
+                   ["key"]
+                       .get<std::string>();
+    auto w = env.a.call("POST", "/v2/widget/validate", key,
+                        R"({"email":"jane@gmail.com"})",
+                        {{"Origin", "https://shop.example"}});
+    REQUIRE_MESSAGE(w.status == 200, w.body);
+    CHECK(json::parse(w.body)["provider"]
+          == json{{"name", "google"}, {"kind", "mailbox"}});
+  }
+
   TEST_CASE("checks a key switches off are null, never false") {
     validation_env env;
     auto jwt =

@@ -116,6 +116,10 @@ result random_result(generator& g) {
     for (std::size_t i = 0; i < hosts; ++i)
       route.hosts.push_back(
           {text(g, 2), static_cast<std::uint16_t>(g.next() & 0xFFFF)});
+    if (g.chance(50))
+      route.provider = core::provider::provider_ref{
+          text(g, 1), g.chance(50) ? core::provider::provider_kind::gateway
+                                   : core::provider::provider_kind::mailbox};
     r.route = std::make_shared<const core::dns::mail_route>(route);
   }
   auto& c = r.checks;
@@ -161,7 +165,7 @@ result random_result(generator& g) {
 // Puts bytes that are not UTF-8 into one of the string fields.
 void break_one_field(generator& g, result& r) {
   const auto& bad = g.pick(broken);
-  switch (g.below(10)) {
+  switch (g.below(11)) {
     case 0: r.address.input += bad; break;
     case 1: r.address.local_part = bad + r.address.local_part; break;
     case 2: r.address.detail += bad; break;
@@ -170,6 +174,14 @@ void break_one_field(generator& g, result& r) {
     case 5: r.verdict.reason += bad; break;
     case 6: r.checks.suggested_domain = bad; break;
     case 7: r.checks.first_name = bad; break;
+    case 9:
+      if (r.route && r.route->provider) {
+        auto changed = *r.route;
+        changed.provider->name += bad;
+        r.route = std::make_shared<const core::dns::mail_route>(changed);
+        break;
+      }
+      [[fallthrough]];
     case 8:
       if (r.route) {
         auto changed = *r.route;

@@ -28,6 +28,12 @@ inline json validation_result(const actors::validation::result& r) {
   json out;
   out["email"] = a.input;
   out["normalized"] = a.valid ? json(a.normalized) : json(nullptr);
+  if (r.route && r.route->provider)
+    out["provider"] = {
+        {"name", r.route->provider->name},
+        {"kind", core::provider::to_string(r.route->provider->kind)}};
+  else
+    out["provider"] = nullptr;
   out["status"] = core::validation::to_string(r.verdict.state);
   out["reason"] = r.verdict.reason;
   out["score"] = r.verdict.score;

@@ -138,6 +138,40 @@ TEST_SUITE("net.dns_resolver") {
     CHECK(peer.queries("example.org", dns_type::a) == 0);
   }
 
+  TEST_CASE("a route names the provider of its first MX host, once per "
+            "resolution (issue #30)") {
+    dns_peer peer;
+    peer.add_mx("gm.test", 10, "alt1.mx.prov.test");
+    peer.add_mx("gm.test", 5, "MX.Prov.Test");
+    peer.add_mx("mixed.test", 5, "mx.other.test");
+    peer.add_mx("mixed.test", 10, "mx.prov.test");
+    peer.add_a("implicit.prov.test", "127.0.0.9");
+    auto cfg = config_for(peer);
+    auto table = core::provider::table::parse("prov.test google mailbox\n");
+    REQUIRE(table.has_value());
+    cfg.providers =
+        std::make_shared<const core::provider::table>(std::move(*table));
+    auto resolver = make_resolver(std::move(cfg));
+    auto route = route_of(*resolver, "gm.test");
+    REQUIRE(route.provider.has_value());
+    CHECK(route.provider->name == "google");
+    CHECK(route.provider->kind == core::provider::provider_kind::mailbox);
+    // From the cache, still named.
+    CHECK(route_of(*resolver, "gm.test").provider == route.provider);
+    // Only the first MX host decides; an implicit MX has no MX host.
+    CHECK_FALSE(route_of(*resolver, "mixed.test").provider.has_value());
+    auto implicit = route_of(*resolver, "implicit.prov.test");
+    CHECK(implicit.kind == route_kind::implicit_mx);
+    CHECK_FALSE(implicit.provider.has_value());
+  }
+
+  TEST_CASE("without a provider table no route names a provider") {
+    dns_peer peer;
+    peer.add_mx("gm.test", 10, "mx.prov.test");
+    auto resolver = make_resolver(config_for(peer));
+    CHECK_FALSE(route_of(*resolver, "gm.test").provider.has_value());
+  }
+
   TEST_CASE("a lone MX \".\" is a null MX") {
     dns_peer peer;
     peer.add_mx("nullmx.org", 0, ".");

@@ -193,6 +193,68 @@ function Breakdown({ j }) {
   <//>`;
 }
 
+// Results by provider (issue #30): counted in the browser from the JSON
+// export, on request only, since a large job's export is many megabytes.
+export function tallyProviders(results) {
+  const rows = new Map();
+  for (const r of results) {
+    const key = r.provider ? r.provider.name : "";
+    const row = rows.get(key) || { name: key, kind: r.provider ? r.provider.kind : "",
+      count: 0, valid: 0 };
+    row.count += 1;
+    if (r.status === "valid") row.valid += 1;
+    rows.set(key, row);
+  }
+  return [...rows.values()].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+}
+
+function ByProvider({ j }) {
+  const [rows, setRows] = useState(null);
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const count = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const doc = await api.get(`/v2/batch/${j.id}/results?format=json`);
+      setRows(tallyProviders(doc.results || []));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const total = rows ? rows.reduce((a, r) => a + r.count, 0) : 0;
+  return html`<section aria-labelledby="providers-title">
+    <h2 id="providers-title">Results by provider</h2>
+    <p class="muted">Who runs each address's mail, from its domain's first MX host:
+      a mailbox provider, or a security gateway in front of one.</p>
+    <button type="button" class="secondary" onClick=${count}
+      aria-busy=${busy ? "true" : undefined}>Count results by provider</button>
+    <${ErrorNote} error=${error} />
+    ${rows &&
+    html`<${TableScroll} label="Provider counts">
+      <table>
+        <caption class="muted">${num(total)} results</caption>
+        <thead><tr><th scope="col">Provider</th><th scope="col">Kind</th>
+          <th scope="col" class="num">Addresses</th><th scope="col" class="num">Valid</th>
+          <th scope="col" class="num">Share</th></tr></thead>
+        <tbody>
+          ${rows.map(
+            (r) => html`<tr>
+              <th scope="row">${r.name || "none known"}</th>
+              <td>${r.kind === "gateway" ? "security gateway" : r.kind === "mailbox" ? "mailbox provider" : "—"}</td>
+              <td class="num">${num(r.count)}</td>
+              <td class="num">${num(r.valid)}</td>
+              <td class="num">${total ? `${Math.round((1000 * r.count) / total) / 10} %` : "—"}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+    <//>`}
+  </section>`;
+}
+
 function Export({ j }) {
   const [chosen, setChosen] = useState(["invalid"]);
   const [error, setError] = useState(null);
@@ -219,7 +281,7 @@ function Export({ j }) {
     ${ACTIVE.includes(j.status) &&
     html`<p class="muted">The job is still running: a file holds the rows finished so far.</p>`}
     <p class="muted">CSV columns: email, status, reason, score, normalized, then the
-      checks' flags and the suggestion.</p>
+      checks' flags, the suggestion and the provider.</p>
     <div class="actions">
       <button type="button" onClick=${() => get([])}
         aria-busy=${busy === "all" ? "true" : undefined}>Download all rows</button>
@@ -322,6 +384,7 @@ function JobDetail({ id }) {
       </dl>
       <p class="muted">Column: ${j.emailColumn || "the first holding an address"} ·
         duplicates ${j.deduplicate ? "removed" : "kept"} · SMTP ${j.smtp ? "on" : "off"}</p>
+      <${ByProvider} j=${j} />
       <${Export} j=${j} />`}`;
 }
 

@@ -139,6 +139,9 @@ function Result({ r, onTry }) {
                   ? "null MX"
                   : "none"
             : "not looked up"}</td></tr>
+          <tr><th scope="row">Provider</th><td>${r.provider
+            ? `${r.provider.name} (${r.provider.kind === "gateway" ? "security gateway" : "mailbox provider"})`
+            : r.dns ? "none known" : "not looked up"}</td></tr>
           <tr><th scope="row">Disposable</th><td>${yesNo(r.disposable && r.disposable.isDisposable)}</td></tr>
           <tr><th scope="row">Role account</th><td>${r.roleAccount == null
             ? "not checked"
