@@ -162,13 +162,19 @@ struct scheduler_politeness {
   std::size_t max_rcpts_per_session = 20;
 };
 
+/// Drops the result cache's answers whose TTL passed (the retention
+/// sweeper's tick, so an idle process keeps no address past its time;
+/// docs/privacy.md). Replies with the number of addresses still held.
+struct scheduler_forget_expired {};
+
 /// The scheduler's typed interface.
 using scheduler_actor = caf::typed_actor<
     caf::replies_to<probe_address>::with<core::smtp::address_outcome>,
     caf::reacts_to<session_idle>, caf::reacts_to<session_ended>,
     caf::reacts_to<mx_addresses>, caf::reacts_to<route_wake>,
     caf::reacts_to<host_wake>, caf::replies_to<scheduler_stop>::with<bool>,
-    caf::replies_to<scheduler_politeness>::with<bool>>;
+    caf::replies_to<scheduler_politeness>::with<bool>,
+    caf::replies_to<scheduler_forget_expired>::with<std::size_t>>;
 
 } // namespace smtp
 
@@ -215,5 +221,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::route_wake)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::host_wake)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::scheduler_stop)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::scheduler_politeness)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::smtp::scheduler_forget_expired)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::validation::smtp_job)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mailassay::actors::validation::job_routed)

@@ -1,3 +1,4 @@
+#include "actors/batch/retention_sweeper.hpp"
 #include "actors/batch/runner.hpp"
 #include "actors/cluster_events.hpp"
 #include "actors/credits/ledger.hpp"
@@ -261,6 +262,21 @@ void add_batch_gauges(http::metrics& stats, const actors::batch_gauges& g) {
   stats.add_gauge("mailassay_batch_items_done",
                   "Batch results checkpointed since start.",
                   [gp] { return static_cast<double>(gp->items_done.load()); });
+}
+
+void add_retention_gauges(http::metrics& stats,
+                          const actors::retention_gauges& g) {
+  auto* gp = &g;
+  stats.add_gauge(
+      "mailassay_batch_results_erased",
+      "Batch jobs whose results this process erased after their retention.",
+      [gp] { return static_cast<double>(gp->jobs_erased.load()); });
+  stats.add_gauge("mailassay_batch_retention_sweeps",
+                  "Retention sweeps this process finished since start.",
+                  [gp] { return static_cast<double>(gp->sweeps.load()); });
+  stats.add_gauge("mailassay_batch_retention_failures",
+                  "Retention sweeps that failed (the log says why).",
+                  [gp] { return static_cast<double>(gp->failures.load()); });
 }
 
 // A label value as Prometheus reads it: backslash, quote and newline escaped.
@@ -706,6 +722,18 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
                },
                actors::batch_owner_name(), unix_now_ms}};
   add_webhook_gauges(stats, webhooks.gauges());
+  // Results past their retention are erased by every process, each erase
+  // claimed in the database; its tick also empties the SMTP result cache
+  // of expired answers while no check arrives (docs/privacy.md).
+  actors::retention_sweeper retention{
+      sys, actors::retention_sweeper_env{
+               &batch_storage, &cfg.batch.retention_seconds,
+               std::chrono::seconds(cfg.batch.retention_sweep_seconds),
+               unix_now, [s = scheduler.get()] {
+                 if (s)
+                   s->forget_expired();
+               }}};
+  add_retention_gauges(stats, retention.gauges());
   add_batch_gauges(stats, batches.gauges());
   add_pool_gauges(stats, "storage", pool.size(), pool.gauges());
   add_pool_gauges(stats, "batch_storage", batch_storage.size(),
@@ -781,6 +809,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
     http::server srv{svc};
     if (auto err = srv.start(); !err.empty()) {
       std::cerr << "mailassay: " << err << "\n";
+      retention.stop();
       webhooks.stop(std::chrono::milliseconds(5000));
       webhook_storage.stop();
       pool.stop();
@@ -820,6 +849,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
     redis->stop();
   if (redis_sub)
     redis_sub->stop();
+  retention.stop();
   // Running batch jobs write what they finished and hand their leases back,
   // so the next start resumes them at once.
   batches.stop(std::chrono::milliseconds(10000));

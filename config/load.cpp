@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "config/settings.hpp"
+#include "core/batch/retention.hpp"
 #include "core/limits/client_ip.hpp"
 
 extern char** environ;
@@ -533,6 +534,20 @@ const std::vector<key_spec>& registry() {
      "probed again, ms; the others go on meanwhile.",
      integer_list(MAILASSAY_FIELD(batch.greylist_retry_ms), 1, 86400000),
      MAILASSAY_SHOW(batch.greylist_retry_ms)},
+    {"batch", "retention_seconds",
+     "Seconds after a batch job finished (completed, failed or cancelled) "
+     "when its uploaded rows, results and export are erased; the job's "
+     "record stays with its counts (0: kept forever; at most ten years). An "
+     "organization's owner may set a shorter one (docs/privacy.md).",
+     integer(MAILASSAY_FIELD(batch.retention_seconds), 0,
+             core::batch::max_retention_seconds),
+     MAILASSAY_SHOW(batch.retention_seconds),
+     takes::reload},
+    {"batch", "retention_sweep_seconds",
+     "How often every process looks for batch results past their retention "
+     "(and drops expired SMTP result-cache answers), in seconds.",
+     integer(MAILASSAY_FIELD(batch.retention_sweep_seconds), 1, 60),
+     MAILASSAY_SHOW(batch.retention_sweep_seconds)},
     {"smtp", "helo",
      "EHLO/HELO name of the prober, a public FQDN whose A/PTR point at this "
      "host; empty: the machine's host name when it is one (else the prober "

@@ -183,6 +183,13 @@ struct batch_settings {
   live_int rate_under_load = 10000;
   /// Waits before a greylisted address of an SMTP job is probed again.
   std::vector<std::int64_t> greylist_retry_ms{60000, 240000, 600000};
+  /// The rows, results and export of a finished job are erased this long
+  /// after it finished (docs/privacy.md); 0: kept forever. An organization's
+  /// owner may set a shorter one. Changes on a reload (SIGHUP).
+  live_int retention_seconds = 2592000;
+  /// How often every process sweeps for results past their retention (and
+  /// expired SMTP result-cache answers).
+  std::int64_t retention_sweep_seconds = 30;
 };
 
 /// `[smtp]`: the SMTP prober (docs/smtp.md).

@@ -23,6 +23,7 @@ constexpr row table[] = {
     {errc::not_found, 404, "NOT_FOUND"},
     {errc::conflict, 409, "CONFLICT"},
     {errc::active_job_exists, 409, "ACTIVE_JOB_EXISTS"},
+    {errc::results_erased, 410, "RESULTS_ERASED"},
     {errc::payload_too_large, 413, "PAYLOAD_TOO_LARGE"},
     {errc::rate_limited, 429, "TOO_MANY_REQUESTS"},
     {errc::widget_rate_limited, 429, "WIDGET_RATE_LIMIT"},

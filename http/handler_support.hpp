@@ -126,6 +126,7 @@ void handle_refresh(call c);
 void handle_logout(call c);
 void handle_me(call c);
 void handle_get_organization(call c);
+void handle_update_organization(call c);
 void handle_list_members(call c);
 void handle_add_member(call c);
 void handle_update_member(call c);

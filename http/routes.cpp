@@ -19,6 +19,7 @@ const std::vector<route>& routes() {
     {"GET", "/v2/auth/options", handle_auth_options},
     {"GET", "/v2/auth/me", handle_me},
     {"GET", "/v2/organization", handle_get_organization},
+    {"PATCH", "/v2/organization", handle_update_organization},
     {"GET", "/v2/organization/members", handle_list_members},
     {"POST", "/v2/organization/members", handle_add_member},
     {"PATCH", "/v2/organization/members/:userId", handle_update_member},

@@ -268,6 +268,21 @@ const std::vector<migration>& all_migrations() {
            "ALTER TABLE batch_jobs ADD COLUMN error_message TEXT NOT NULL "
            "DEFAULT ''",
        }},
+      {8,
+       "batch retention",
+       {
+           // When the retention sweeper erased a finished job's rows (NULL
+           // while they are kept); setting it is the claim that lets one
+           // process of a cluster do each erase (docs/privacy.md).
+           "ALTER TABLE batch_jobs ADD COLUMN results_erased_at BIGINT",
+           // The sweeper's question per organization: its finished jobs
+           // not erased yet, oldest finish first.
+           "CREATE INDEX batch_jobs_unerased ON batch_jobs "
+           "(organization_id, finished_at) WHERE results_erased_at IS NULL",
+           // An owner's shorter retention (NULL: the server's).
+           "ALTER TABLE organizations ADD COLUMN batch_retention_seconds "
+           "BIGINT CHECK (batch_retention_seconds > 0)",
+       }},
   };
   return list;
 }

@@ -135,12 +135,57 @@ expected<acc::organization>
 soci_store::get_organization(const std::string& organization_id) {
   return run<acc::organization>(true, [&] {
     acc::organization org;
-    sql_ << "SELECT id, name, created_at FROM organizations WHERE id = :id",
+    std::int64_t retention = 0;
+    soci::indicator retention_ind = soci::i_null;
+    sql_ << "SELECT id, name, created_at, batch_retention_seconds "
+            "FROM organizations WHERE id = :id",
         use(organization_id), into(org.id), into(org.name),
-        into(org.created_at);
+        into(org.created_at), into(retention, retention_ind);
     if (!sql_.got_data())
       refuse(errc::not_found, "organization not found");
+    if (retention_ind == soci::i_ok)
+      org.batch_retention_seconds = retention;
     return org;
+  });
+}
+
+expected<acc::organization>
+soci_store::set_batch_retention(const std::string& organization_id,
+                                std::optional<std::int64_t> seconds) {
+  auto changed = run<unit>(false, [&] {
+    std::int64_t value = seconds.value_or(0);
+    soci::indicator ind = seconds ? soci::i_ok : soci::i_null;
+    soci::statement st =
+        (sql_.prepare << "UPDATE organizations SET batch_retention_seconds "
+                         "= :s WHERE id = :id",
+         use(value, ind), use(organization_id));
+    st.execute(true);
+    if (st.get_affected_rows() == 0)
+      refuse(errc::not_found, "organization not found");
+    return unit{};
+  });
+  if (!changed)
+    return std::move(changed).error_value();
+  return get_organization(organization_id);
+}
+
+expected<std::vector<retention_policy>> soci_store::list_retention_policies() {
+  return run<std::vector<retention_policy>>(true, [&] {
+    retention_policy row;
+    std::int64_t seconds = 0;
+    soci::indicator ind = soci::i_null;
+    soci::statement st = (sql_.prepare << "SELECT id, batch_retention_seconds "
+                                          "FROM organizations ORDER BY id",
+                          into(row.organization_id), into(seconds, ind));
+    st.execute();
+    std::vector<retention_policy> out;
+    while (st.fetch()) {
+      row.batch_retention_seconds = ind == soci::i_ok
+                                        ? std::optional<std::int64_t>{seconds}
+                                        : std::nullopt;
+      out.push_back(row);
+    }
+    return out;
   });
 }
 

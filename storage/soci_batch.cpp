@@ -32,7 +32,7 @@ constexpr const char* job_columns =
     "invalid_rows, processed, count_valid, count_invalid, count_risky, "
     "count_unknown, credits_reserved, credits_used, created_at, started_at, "
     "finished_at, lease_owner, lease_expires_at, sandbox, restarts, "
-    "error_code, error_message FROM batch_jobs ";
+    "error_code, error_message, results_erased_at FROM batch_jobs ";
 
 constexpr const char* item_columns =
     "SELECT seq, email, done, status, reason, score, detail, credits "
@@ -49,8 +49,10 @@ struct job_row {
   std::string error_message;
   std::int64_t started_at = 0;
   std::int64_t finished_at = 0;
+  std::int64_t erased_at = 0;
   soci::indicator started_ind = soci::i_null;
   soci::indicator finished_ind = soci::i_null;
+  soci::indicator erased_ind = soci::i_null;
 
   // One `into` per column in `job_columns` order: a column list, written out
   // by design.
@@ -82,6 +84,7 @@ struct job_row {
     st.exchange(into(j.restarts));
     st.exchange(into(error_code));
     st.exchange(into(error_message));
+    st.exchange(into(erased_at, erased_ind));
   }
 
   job get() const {
@@ -99,6 +102,9 @@ struct job_row {
     out.finished_at = finished_ind == soci::i_ok
                           ? std::optional<std::int64_t>{finished_at}
                           : std::nullopt;
+    out.results_erased_at = erased_ind == soci::i_ok
+                                ? std::optional<std::int64_t>{erased_at}
+                                : std::nullopt;
     return out;
   }
 };
@@ -570,6 +576,66 @@ expected<job> soci_store::delete_batch_job(const std::string& organization_id,
     return j;
   });
   if (erased)
+    after_erase();
+  return erased;
+}
+
+std::int64_t
+soci_store::erase_due_batch_jobs(const std::string& organization_id,
+                                 std::int64_t cutoff, std::int64_t now,
+                                 std::int64_t limit) {
+  // Read first, outside a transaction: most ticks find nothing due and
+  // then take no write lock (SQLite) at all.
+  std::vector<std::string> due;
+  {
+    std::string id;
+    soci::statement st =
+        (sql_.prepare << "SELECT id FROM batch_jobs WHERE organization_id = "
+                         ":o AND results_erased_at IS NULL AND status IN "
+                         "('completed', 'failed', 'cancelled') AND "
+                         "finished_at <= :c ORDER BY finished_at, id LIMIT :l",
+         use(organization_id), use(cutoff), use(limit), into(id));
+    st.execute();
+    while (st.fetch())
+      due.push_back(id);
+  }
+  if (due.empty())
+    return 0;
+  transaction tx{*this};
+  auto at = time_of(now);
+  std::string id;
+  // The claim: a job another process erased first (committed, or holding
+  // the row until it commits) has no row left to update here.
+  soci::statement claim =
+      (sql_.prepare << "UPDATE batch_jobs SET results_erased_at = :n "
+                       "WHERE id = :id AND results_erased_at IS NULL",
+       use(at), use(id));
+  soci::statement wipe =
+      (sql_.prepare << "DELETE FROM batch_items WHERE job_id = :id", use(id));
+  std::int64_t count = 0;
+  for (const auto& job_id : due) {
+    id = job_id;
+    claim.execute(true);
+    if (claim.get_affected_rows() == 0)
+      continue;
+    wipe.execute(true);
+    ++count;
+  }
+  tx.commit();
+  return count;
+}
+
+expected<std::int64_t>
+soci_store::erase_expired_batch_results(const std::string& organization_id,
+                                        std::int64_t cutoff, std::int64_t now,
+                                        std::int64_t limit) {
+  auto erased = run<std::int64_t>(false, [&] {
+    return erase_due_batch_jobs(organization_id, cutoff, now, limit);
+  });
+  // MERGE POINT (issue #32, item 5): the organization's audit entries
+  // older than `cutoff` are erased here too (store.hpp), and counted in
+  // whether the WAL needs its checkpoint.
+  if (erased && *erased > 0)
     after_erase();
   return erased;
 }

@@ -62,6 +62,10 @@ public:
   list_organizations() override;
   expected<std::vector<acc::member>>
   list_members(const std::string& organization_id) override;
+  expected<acc::organization>
+  set_batch_retention(const std::string& organization_id,
+                      std::optional<std::int64_t> seconds) override;
+  expected<std::vector<retention_policy>> list_retention_policies() override;
   expected<unit> update_member_role(const std::string& organization_id,
                                     const std::string& user_id,
                                     acc::role r) override;
@@ -141,6 +145,10 @@ public:
   expected<core::batch::job>
   delete_batch_job(const std::string& organization_id,
                    const std::string& job_id, std::int64_t now) override;
+  expected<std::int64_t>
+  erase_expired_batch_results(const std::string& organization_id,
+                              std::int64_t cutoff, std::int64_t now,
+                              std::int64_t limit) override;
   expected<std::optional<core::batch::job>>
   claim_batch_job(const std::string& owner, std::int64_t lease_seconds,
                   std::int64_t now, std::int64_t max_restarts = 0) override;
@@ -226,6 +234,13 @@ private:
   /// secure_delete) leave no copy in the WAL; best effort, a busy reader
   /// only delays it to the next one. Nothing on PostgreSQL (autovacuum).
   void after_erase();
+
+  /// erase_expired_batch_results's jobs, inside `run`: reads the due jobs,
+  /// then claims and erases each in one transaction; returns how many this
+  /// call erased.
+  std::int64_t erase_due_batch_jobs(const std::string& organization_id,
+                                    std::int64_t cutoff, std::int64_t now,
+                                    std::int64_t limit);
 
   /// Runs `f` (returning T), turning exceptions into errors. `retry_safe`
   /// operations (reads) run once more on a fresh connection when the first

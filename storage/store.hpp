@@ -53,6 +53,12 @@ struct key_usage {
 inline constexpr std::int64_t database_clock =
     std::numeric_limits<std::int64_t>::min();
 
+/// An organization and its own batch retention (nullopt: the server's).
+struct retention_policy {
+  std::string organization_id;
+  std::optional<std::int64_t> batch_retention_seconds;
+};
+
 /// Fields of an API key a PATCH may change; nullopt = leave unchanged.
 struct api_key_update {
   std::optional<std::string> name;
@@ -184,6 +190,17 @@ public:
   /// Lists the members of an organization, oldest first.
   virtual expected<std::vector<acc::member>>
   list_members(const std::string& organization_id) = 0;
+
+  /// Sets (or, with nullopt, clears: the server's applies) the
+  /// organization's own retention of batch results; the caller checked the
+  /// bounds (core/batch/retention.hpp). Returns the updated organization.
+  virtual expected<acc::organization>
+  set_batch_retention(const std::string& organization_id,
+                      std::optional<std::int64_t> seconds) = 0;
+
+  /// Every organization with its own batch retention (nullopt: the
+  /// server's): what the retention sweeper walks each tick.
+  virtual expected<std::vector<retention_policy>> list_retention_policies() = 0;
 
   /// Changes a member's role. Refuses (errc::conflict, message
   /// "organization must keep an owner") to demote the last owner. Notifies
@@ -355,6 +372,25 @@ public:
   virtual expected<core::batch::job>
   delete_batch_job(const std::string& organization_id,
                    const std::string& job_id, std::int64_t now) = 0;
+
+  /// The retention sweep of one organization (docs/privacy.md): erases
+  /// the rows, results and export (every copy of the addresses) of its
+  /// finished jobs (completed, failed, cancelled) that finished at or
+  /// before `cutoff` and were not erased yet, oldest first, at most
+  /// `limit` jobs per call. A job's record stays, with its counts, and
+  /// gains results_erased_at = `now`. Setting it is the claim: of the
+  /// processes sweeping at once, exactly one erases each job (an UPDATE
+  /// ... WHERE results_erased_at IS NULL in the erasing transaction).
+  /// On SQLite the WAL is checkpointed after an erase, as
+  /// delete_batch_job does. Returns how many jobs this call erased.
+  ///
+  /// MERGE POINT (issue #32, item 5): the audit entries of the
+  /// organization older than `cutoff` are erased here too, in the same
+  /// call, so that they follow the organization's retention.
+  virtual expected<std::int64_t>
+  erase_expired_batch_results(const std::string& organization_id,
+                              std::int64_t cutoff, std::int64_t now,
+                              std::int64_t limit) = 0;
 
   /// Claims one job for `owner` until now + lease_seconds (`now` may be
   /// `database_clock`, as for every batch method below): the oldest queued

@@ -603,6 +603,13 @@ scheduler_fn(self_ptr self, scheduler_config config,
           pump(self, host);
         return true;
       },
+      [self](scheduler_forget_expired) -> std::size_t {
+        auto& st = self->state;
+        if (!st.results)
+          return 0;
+        st.results->forget_expired(now_ms(self));
+        return st.results->size();
+      },
       [self](scheduler_stop) {
         auto& st = self->state;
         st.stopped = true;
@@ -768,6 +775,10 @@ bool scheduler::reconfigure(const scheduler_politeness& p) {
   self->request(actor_, std::chrono::seconds(10), p)
       .receive([&](bool done) { ok = done; }, [](caf::error&) {});
   return ok;
+}
+
+void scheduler::forget_expired() {
+  caf::anon_send(actor_, scheduler_forget_expired{});
 }
 
 void scheduler::stop() {

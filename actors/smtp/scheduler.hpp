@@ -269,6 +269,10 @@ public:
   /// outside the actor system's threads.
   bool reconfigure(const scheduler_politeness& politeness);
 
+  /// Has the actor drop the result cache's expired answers (without
+  /// waiting); any thread.
+  void forget_expired();
+
   /// Answers every caller in flight ("stopped"), stops the actor and the
   /// SMTP client; idempotent. Call it from outside the actor system's
   /// threads.

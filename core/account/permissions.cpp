@@ -14,6 +14,10 @@ bool may_erase_data(role actor) {
   return actor == role::owner || actor == role::admin;
 }
 
+bool may_set_retention(role actor) {
+  return actor == role::owner;
+}
+
 bool may_assign_role(role actor, role current, role wanted) {
   if (!may_manage_members(actor))
     return false;

@@ -14,6 +14,10 @@ bool may_manage_members(role actor);
 /// export); a member may not (docs/privacy.md).
 bool may_erase_data(role actor);
 
+/// Only an owner sets the organization's own retention of batch results
+/// (PATCH /v2/organization, docs/privacy.md); an admin or member may not.
+bool may_set_retention(role actor);
+
 /// Only an owner may create or promote owners, or change/remove an owner.
 bool may_assign_role(role actor, role current, role wanted);
 

@@ -25,6 +25,9 @@ struct organization {
   std::string id;
   std::string name;
   unix_time created_at = 0;
+  /// The owner's own retention of batch results, shorter than the server's
+  /// (core/batch/retention.hpp); nullopt: the server's.
+  std::optional<std::int64_t> batch_retention_seconds = std::nullopt;
 };
 
 /// A person who can log in. Belongs to exactly one organization.

@@ -13,6 +13,7 @@ std::string_view to_string(errc code) {
     case errc::not_found: return "not_found";
     case errc::conflict: return "conflict";
     case errc::active_job_exists: return "active_job_exists";
+    case errc::results_erased: return "results_erased";
     case errc::payload_too_large: return "payload_too_large";
     case errc::rate_limited: return "rate_limited";
     case errc::widget_rate_limited: return "widget_rate_limited";

@@ -17,6 +17,7 @@ enum class errc {
   not_found,             ///< Resource does not exist for this organization.
   conflict,              ///< Unique constraint, e.g. email already registered.
   active_job_exists,     ///< A batch job is already queued or processing.
+  results_erased,        ///< A job's results passed their retention (410).
   payload_too_large,     ///< Body over the configured limit (413).
   rate_limited,          ///< A rate-limit bucket is empty (429).
   widget_rate_limited,   ///< The widget's anti-abuse buckets refused (429).

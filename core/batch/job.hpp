@@ -97,6 +97,10 @@ struct job {
   std::int64_t restarts = 0;
   /// Why the job failed; set only when its status is failed.
   std::optional<job_error> error;
+  /// When its rows, results and export were erased after the retention
+  /// (Unix seconds; core/batch/retention.hpp); nullopt while they are kept.
+  /// The record stays, with its counts.
+  std::optional<std::int64_t> results_erased_at;
 
   /// Returns the number of items (addresses + invalid rows).
   std::int64_t items() const { return unique_emails + invalid_rows; }

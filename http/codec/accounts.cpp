@@ -5,6 +5,7 @@
 #include "http/codec/reader.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace mailassay::http::codec {
 
@@ -116,6 +117,25 @@ core::expected<acc::role> role_change(const request_view& req) {
   if (auto f = failure_of(r))
     return *f;
   return *parsed;
+}
+
+core::expected<std::optional<std::int64_t>>
+organization_patch(const request_view& req) {
+  auto body = parse_object(req);
+  if (!body)
+    return std::move(body).error_value();
+  object_reader r{*body, {"batchRetentionSeconds"}};
+  if (!r.has("batchRetentionSeconds"))
+    r.add("batchRetentionSeconds should not be empty (an integer number of "
+          "seconds, or null for the server's retention)");
+  // Any integer: the bounds depend on the server's retention and are
+  // checked with it (core/batch/retention.hpp), with their own message.
+  auto seconds = r.integer("batchRetentionSeconds",
+                           std::numeric_limits<std::int64_t>::min(),
+                           std::numeric_limits<std::int64_t>::max(), true);
+  if (auto f = failure_of(r))
+    return *f;
+  return *seconds;
 }
 
 json user(const acc::user& u) {
@@ -234,6 +254,7 @@ json organization_view(const accounts::organization_view& v) {
   out["members"] = v.members;
   out["credits"] = {{"balance", v.balance.balance},
                     {"consumed", v.balance.consumed}};
+  out["batchRetentionSeconds"] = or_null(v.org.batch_retention_seconds);
   return out;
 }
 

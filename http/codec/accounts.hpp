@@ -62,4 +62,10 @@ void write_key_me(std::string& out, const core::account::api_key& k,
 /// `GET /v2/organization`: the organization, its members and credits.
 json organization_view(const use_cases::accounts::organization_view& v);
 
+/// Decodes PATCH /v2/organization: {"batchRetentionSeconds": integer or
+/// null} (null: back to the server's retention); the field is required,
+/// others are refused (422).
+core::expected<std::optional<std::int64_t>>
+organization_patch(const request_view& req);
+
 } // namespace mailassay::http::codec

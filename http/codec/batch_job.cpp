@@ -39,6 +39,7 @@ json job_record(const core::batch::job& j, std::int64_t now) {
           {"createdAt", core::iso8601(j.created_at)},
           {"startedAt", time_or_null(j.started_at)},
           {"finishedAt", time_or_null(j.finished_at)},
+          {"resultsErasedAt", time_or_null(j.results_erased_at)},
           {"etaSeconds", or_null(core::batch::eta_seconds(j, now))},
           {"error", j.error ? json{{"code", j.error->code},
                                    {"message", j.error->message}}

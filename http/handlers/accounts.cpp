@@ -123,6 +123,11 @@ void handle_get_organization(call c) {
   });
 }
 
+void handle_update_organization(call c) {
+  answer_user_with(c, codec::organization_patch(c.req()), 200,
+                   uc::set_batch_retention, codec::organization_view);
+}
+
 void handle_list_members(call c) {
   answer_user(c, 200, uc::list_members, codec::members);
 }

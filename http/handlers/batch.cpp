@@ -141,7 +141,7 @@ void handle_batch_results(call c) {
   auto id = c.req().params.at("jobId");
   with_principal(
       c, false, [c, query, id](uc::account_env& env, const uc::principal& who) {
-        auto found = uc::get_batch_job(env, who, id);
+        auto found = uc::batch_job_with_results(env, who, id);
         if (!found)
           return c.ex->fail(found.error_value());
         const auto& j = *found;

@@ -14,6 +14,7 @@ import {
   signUp,
   nav,
   until,
+  login,
 } from "./lib/harness.mjs";
 
 let svc, browser, page, jobId;
@@ -76,6 +77,8 @@ before(async () => {
     // SMTP on (a sender identity), for the SMTP batch's credits.
     MAILASSAY_SMTP_HELO: "probe.example.io",
     MAILASSAY_SMTP_MAIL_FROM: "verify@example.io",
+    // The last test shortens the retention: the sweep then comes at once.
+    MAILASSAY_BATCH_RETENTION_SWEEP_SECONDS: "1",
   });
   browser = await launchBrowser();
   page = await openPage(browser);
@@ -267,4 +270,22 @@ test("an SMTP batch's credits are in the ledger, linked to the job, and the ledg
   assert.deepEqual(reserve.slice(2), ["batch_reserve", "-2", "98", smtpJob]);
   assert.deepEqual(rows[rows.length - 1].slice(2, 5), ["signup", "100", "100"]);
   await assertClean(page, "the credits page");
+});
+
+test("a job whose results the retention erased says so instead of offering downloads", async () => {
+  // Last: a retention of one second erases every finished job's results.
+  const token = await login(svc, "owner@batch.example");
+  const set = await svc.api("PATCH", "/v2/organization", { batchRetentionSeconds: 1 }, token);
+  assert.equal(set.status, 200, set.text);
+  await until(async () => {
+    const r = await svc.api("GET", `/v2/batch/${jobId}`, undefined, token);
+    return r.body.resultsErasedAt !== null;
+  }, "the retention to erase the job's results", 60000);
+  await page.goto(`${svc.base}/#/batches/${jobId}`);
+  await page.getByText(/The addresses and results of this job were erased/).waitFor();
+  assert.equal(await page.getByRole("button", { name: "Download all rows" }).count(), 0);
+  assert.equal(await page.getByRole("button", { name: "Count results by provider" }).count(), 0);
+  // The record and its counts stay.
+  await page.getByText(/addresses done/).waitFor();
+  await assertClean(page, "an erased job");
 });

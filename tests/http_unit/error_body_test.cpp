@@ -69,6 +69,7 @@ TEST_SUITE("http.errors") {
                                   errc::not_found,
                                   errc::conflict,
                                   errc::active_job_exists,
+                                  errc::results_erased,
                                   errc::payload_too_large,
                                   errc::rate_limited,
                                   errc::method_not_allowed,

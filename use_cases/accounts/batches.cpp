@@ -92,6 +92,17 @@ expected<job> get_batch_job(account_env& env, const principal& who,
   return j;
 }
 
+expected<job> batch_job_with_results(account_env& env, const principal& who,
+                                     const std::string& id) {
+  auto j = get_batch_job(env, who, id);
+  if (j && j->results_erased_at)
+    return core::make_error(
+        core::errc::results_erased,
+        "The results of this batch job were erased after the retention "
+        "period; the job record keeps its counts");
+  return j;
+}
+
 expected<job> cancel_batch_job(account_env& env, const principal& who,
                                const std::string& id) {
   // The sandbox flag never changes, so the check need not share the

@@ -48,6 +48,13 @@ expected<std::vector<core::batch::job>> list_batch_jobs(account_env& env,
 expected<core::batch::job> get_batch_job(account_env& env, const principal& who,
                                          const std::string& id);
 
+/// One job of the caller's organization whose results may still be read:
+/// as get_batch_job, and 410 (errc::results_erased) once the retention
+/// erased them (docs/privacy.md).
+expected<core::batch::job> batch_job_with_results(account_env& env,
+                                                  const principal& who,
+                                                  const std::string& id);
+
 /// Cancels an active job of the caller's organization; 409 once it ended.
 expected<core::batch::job>
 cancel_batch_job(account_env& env, const principal& who, const std::string& id);

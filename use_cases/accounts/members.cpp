@@ -1,5 +1,6 @@
 #include "core/account/permissions.hpp"
 #include "core/base/ascii.hpp"
+#include "core/batch/retention.hpp"
 #include "security/password.hpp"
 #include "security/random.hpp"
 #include "use_cases/accounts/key_cache.hpp"
@@ -60,6 +61,25 @@ expected<organization_view> organization(account_env& env,
   return organization_view{std::move(*org),
                            static_cast<std::int64_t>(members->size()),
                            std::move(*bal)};
+}
+
+expected<organization_view>
+set_batch_retention(account_env& env, const principal& who,
+                    std::optional<std::int64_t> seconds) {
+  if (who.key || !acc::may_set_retention(who.role))
+    return make_error(errc::forbidden,
+                      "Only owners can change the organization's retention");
+  if (seconds)
+    if (auto why = core::batch::organization_retention_refusal(
+            *seconds, env.cfg.batch.retention_seconds)) {
+      auto e = make_error(errc::validation_failed, *why);
+      e.details.push_back(*why);
+      return e;
+    }
+  if (auto set = env.db.set_batch_retention(who.organization_id(), seconds);
+      !set)
+    return std::move(set).error_value();
+  return organization(env, who);
 }
 
 expected<std::vector<acc::member>> list_members(account_env& env,

@@ -42,6 +42,14 @@ expected<me_view> me(account_env& env, const principal& who);
 expected<organization_view> organization(account_env& env,
                                          const principal& who);
 
+/// Sets the organization's own retention of batch results (PATCH
+/// /v2/organization; nullopt: back to the server's). Owners only (403);
+/// 0 < seconds <= the server's `batch.retention_seconds`, else 422
+/// (core/batch/retention.hpp). Returns the organization as GET shows it.
+expected<organization_view>
+set_batch_retention(account_env& env, const principal& who,
+                    std::optional<std::int64_t> seconds);
+
 /// Lists the caller's organization's members.
 expected<std::vector<acc::member>> list_members(account_env& env,
                                                 const principal& who);

@@ -445,6 +445,40 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK_FALSE(after->has_value());
   }
 
+  TEST_CASE("the retention sweeper's tick drops answers past their TTL "
+            "while no check arrives") {
+    fixture fx;
+    auto c = fixture::config();
+    c.result_cache_ttl = 60s;
+    fx.start(c);
+    auto first = fx.ask("ann@d.test");
+    auto id = fx.runner->opened.at(0).id;
+    fx.ready(id);
+    heard h;
+    h.reply("ann@d.test", rcpt_verdict::accepted, 250);
+    fx.ready(id, h.r);
+    REQUIRE(first->has_value());
+    fx.ended(id, {core::smtp::connect_failure::none, {}, h.r});
+    // Asks the scheduler to forget what expired; returns what it holds.
+    auto held = [&] {
+      std::optional<std::size_t> out;
+      fx.sys->spawn([&out, s = fx.scheduler](caf::event_based_actor* self) {
+        self->request(s, caf::infinite,
+                      actors::smtp::scheduler_forget_expired{})
+            .then([&out](std::size_t n) { out = n; });
+      });
+      fx.sched->run();
+      REQUIRE(out.has_value());
+      return *out;
+    };
+    CHECK(held() == 1);
+    fx.advance(59s);
+    CHECK(held() == 1);
+    // No lookup or store since: only the tick lets the address go.
+    fx.advance(1s);
+    CHECK(held() == 0);
+  }
+
   TEST_CASE("with TTL 0 there is no result cache") {
     fixture fx;
     auto c = fixture::config();

@@ -384,8 +384,14 @@ function JobDetail({ id }) {
       </dl>
       <p class="muted">Column: ${j.emailColumn || "the first holding an address"} ·
         duplicates ${j.deduplicate ? "removed" : "kept"} · SMTP ${j.smtp ? "on" : "off"}</p>
-      <${ByProvider} j=${j} />
-      <${Export} j=${j} />`}`;
+      ${j.resultsErasedAt
+        ? html`<section aria-labelledby="erased-title">
+            <h2 id="erased-title">Export</h2>
+            <p>The addresses and results of this job were erased ${when(j.resultsErasedAt)},
+              after the retention period; the counts above stay.</p>
+          </section>`
+        : html`<${ByProvider} j=${j} />
+          <${Export} j=${j} />`}`}`;
 }
 
 export function Batches({ rest }) {
