@@ -268,6 +268,17 @@ const std::vector<migration>& all_migrations() {
            "ALTER TABLE batch_jobs ADD COLUMN error_message TEXT NOT NULL "
            "DEFAULT ''",
        }},
+      {11,
+       "webhook deliveries by organization",
+       {
+           // POST /v2/webhooks/{id}/test counts the organization's recent
+           // pings and its pending deliveries in its transaction
+           // (core/webhooks/ping_limits.hpp): two index reads, not scans.
+           "CREATE INDEX webhook_deliveries_by_organization "
+           "ON webhook_deliveries (organization_id, event, created_ms)",
+           "CREATE INDEX webhook_deliveries_pending_by_organization "
+           "ON webhook_deliveries (organization_id) WHERE status = 'pending'",
+       }},
   };
   return list;
 }
