@@ -687,6 +687,15 @@ const std::vector<key_spec>& registry() {
      "Accept http:// endpoint URLs (https is required otherwise).",
      boolean(MAILASSAY_FIELD(webhooks.allow_http)),
      MAILASSAY_SHOW(webhooks.allow_http)},
+    {"webhooks", "allowed_ports",
+     "Comma-separated endpoint ports accepted besides 443 (and 80 with "
+     "webhooks.allow_http); others are refused with 422.",
+     integer_list(MAILASSAY_FIELD(webhooks.allowed_ports), 1, 65535),
+     MAILASSAY_SHOW(webhooks.allowed_ports)},
+    {"webhooks", "allow_any_port",
+     "Accept endpoint URLs on any port (tests, labs); off in production.",
+     boolean(MAILASSAY_FIELD(webhooks.allow_any_port)),
+     MAILASSAY_SHOW(webhooks.allow_any_port)},
     {"webhooks", "secret_key",
      "Server key (64 hex digits) sealing the secrets the service must read "
      "back (the webhook endpoints' signing secrets and the access-token "
@@ -726,6 +735,32 @@ const std::vector<key_spec>& registry() {
     {"webhooks", "concurrency", "Delivery attempts in flight per process.",
      integer(MAILASSAY_FIELD(webhooks.concurrency), 1, 1024),
      MAILASSAY_SHOW(webhooks.concurrency)},
+    {"webhooks", "organization_concurrency",
+     "Delivery attempts in flight per organization and process, at most; "
+     "with several organizations waiting each gets an equal share of "
+     "webhooks.concurrency.",
+     integer(MAILASSAY_FIELD(webhooks.organization_concurrency), 1, 1024),
+     MAILASSAY_SHOW(webhooks.organization_concurrency)},
+    {"webhooks", "test_per_endpoint",
+     "POST /v2/webhooks/{id}/test calls per endpoint per "
+     "webhooks.test_window_seconds (0: no limit); more get 429.",
+     integer(MAILASSAY_FIELD(webhooks.test_per_endpoint), 0, 1000000),
+     MAILASSAY_SHOW(webhooks.test_per_endpoint)},
+    {"webhooks", "test_per_organization",
+     "POST /v2/webhooks/{id}/test calls per organization per "
+     "webhooks.test_window_seconds (0: no limit); more get 429.",
+     integer(MAILASSAY_FIELD(webhooks.test_per_organization), 0, 1000000),
+     MAILASSAY_SHOW(webhooks.test_per_organization)},
+    {"webhooks", "test_window_seconds",
+     "The sliding window of the test limits, seconds.",
+     integer(MAILASSAY_FIELD(webhooks.test_window_seconds), 1, 86400),
+     MAILASSAY_SHOW(webhooks.test_window_seconds)},
+    {"webhooks", "max_pending_per_organization",
+     "Pending deliveries an organization may have; at the cap "
+     "POST /v2/webhooks/{id}/test answers 429 (events are still queued).",
+     integer(MAILASSAY_FIELD(webhooks.max_pending_per_organization), 0,
+             100000000),
+     MAILASSAY_SHOW(webhooks.max_pending_per_organization)},
     {"webhooks", "max_response_head_bytes",
      "Most bytes of an endpoint's answer read (its status line and header "
      "fields; the body is never read).",

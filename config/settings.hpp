@@ -239,6 +239,9 @@ struct webhooks_settings {
   /// CIDRs endpoints may point at besides public addresses.
   std::vector<std::string> allow_private_targets;
   bool allow_http = false; ///< Accept http:// endpoint URLs.
+  /// Endpoint ports accepted besides 443 (and 80 with allow_http).
+  std::vector<std::int64_t> allowed_ports;
+  bool allow_any_port = false; ///< Accept every port (tests, labs).
   /// Server key sealing the signing secrets, 64 hex digits; empty: read
   /// from (or generated into) `secret_key_file`.
   std::string secret_key;
@@ -249,6 +252,16 @@ struct webhooks_settings {
   std::int64_t retry_window_seconds = 86400; ///< Give up after.
   std::int64_t poll_ms = 1000; ///< How often due deliveries are looked for.
   int concurrency = 16;        ///< Attempts in flight per process.
+  /// Attempts in flight per organization and process, at most (the fair
+  /// share may be smaller: core/webhooks/fair_share.hpp).
+  int organization_concurrency = 4;
+  /// `POST /v2/webhooks/{id}/test` per endpoint per test window.
+  std::int64_t test_per_endpoint = 5;
+  /// `POST /v2/webhooks/{id}/test` per organization per test window.
+  std::int64_t test_per_organization = 30;
+  std::int64_t test_window_seconds = 60; ///< The sliding window of both.
+  /// Pending deliveries of an organization beyond which /test answers 429.
+  std::int64_t max_pending_per_organization = 1000;
   std::int64_t max_response_head_bytes = 16384;
   /// Threshold of endpoints subscribing to credits.low without one.
   std::int64_t credits_low_threshold = 100;

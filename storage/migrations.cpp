@@ -283,6 +283,17 @@ const std::vector<migration>& all_migrations() {
            "ALTER TABLE organizations ADD COLUMN batch_retention_seconds "
            "BIGINT CHECK (batch_retention_seconds > 0)",
        }},
+      {11,
+       "webhook deliveries by organization",
+       {
+           // POST /v2/webhooks/{id}/test counts the organization's recent
+           // pings and its pending deliveries in its transaction
+           // (core/webhooks/ping_limits.hpp): two index reads, not scans.
+           "CREATE INDEX webhook_deliveries_by_organization "
+           "ON webhook_deliveries (organization_id, event, created_ms)",
+           "CREATE INDEX webhook_deliveries_pending_by_organization "
+           "ON webhook_deliveries (organization_id) WHERE status = 'pending'",
+       }},
   };
   return list;
 }

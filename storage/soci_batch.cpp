@@ -464,9 +464,13 @@ job soci_store::close_batch_job(const job& j, job_status final_status,
   sql_ << "UPDATE batch_jobs SET status = :s, finished_at = :f, "
           "lease_owner = '', lease_expires_at = 0 WHERE id = :id",
       use(status), use(now), use(j.id);
-  // The outbox row commits or rolls back with the end it reports.
-  emit_webhook_event(j.organization_id,
-                     *core::webhooks::batch_end_event(final_status), j.id, now);
+  // The outbox row commits or rolls back with the end it reports. A
+  // sandbox job (a test key) sends none: test keys cause no network
+  // traffic (docs/webhooks.md, "Sandbox jobs").
+  if (!j.sandbox)
+    emit_webhook_event(j.organization_id,
+                       *core::webhooks::batch_end_event(final_status), j.id,
+                       now);
   // The reservation was taken from the balance without counting as
   // consumed; now the used part counts and the rest goes back.
   std::int64_t used = std::min(j.credits_used, j.credits_reserved);

@@ -186,8 +186,8 @@ public:
                                 const std::string& webhook_id) override;
   expected<core::webhooks::delivery>
   enqueue_webhook_ping(const std::string& organization_id,
-                       const std::string& webhook_id,
-                       std::int64_t now_ms) override;
+                       const std::string& webhook_id, std::int64_t now_ms,
+                       const core::webhooks::ping_limits& limits) override;
   expected<std::vector<core::webhooks::delivery>>
   list_webhook_deliveries(const std::string& organization_id,
                           const std::string& webhook_id,
@@ -195,6 +195,11 @@ public:
   expected<std::vector<claimed_delivery>>
   claim_webhook_deliveries(const std::string& owner, std::int64_t limit,
                            std::int64_t lease_ms, std::int64_t now_ms) override;
+  expected<std::vector<claimed_delivery>> claim_organization_webhook_deliveries(
+      const std::string& owner, const std::string& organization_id,
+      std::int64_t limit, std::int64_t lease_ms, std::int64_t now_ms) override;
+  expected<std::vector<std::string>>
+  due_webhook_organizations(std::int64_t now_ms, std::int64_t limit) override;
   expected<bool>
   record_webhook_attempt(const std::string& delivery_id,
                          const std::string& owner,
@@ -261,6 +266,13 @@ private:
       }
     }
   }
+
+  /// Both claims: every organization's deliveries when `organization_id`
+  /// is null.
+  expected<std::vector<claimed_delivery>>
+  claim_deliveries(const std::string& owner, const std::string* organization_id,
+                   std::int64_t limit, std::int64_t lease_ms,
+                   std::int64_t now_ms);
 
   [[noreturn]] static void refuse(core::errc code, std::string message) {
     throw refusal{core::make_error(code, std::move(message))};

@@ -273,13 +273,45 @@ expected<unit> soci_store::delete_webhook(const std::string& organization_id,
   });
 }
 
-expected<wh::delivery>
-soci_store::enqueue_webhook_ping(const std::string& organization_id,
-                                 const std::string& webhook_id,
-                                 std::int64_t now_ms) {
+expected<wh::delivery> soci_store::enqueue_webhook_ping(
+    const std::string& organization_id, const std::string& webhook_id,
+    std::int64_t now_ms, const wh::ping_limits& limits) {
   return run<wh::delivery>(false, [&] {
     transaction tx{*this};
     auto w = load_webhook(&organization_id, webhook_id);
+    // Concurrent calls of one organization wait here for each other, so
+    // none counts before another's insert is visible (SQLite's
+    // BEGIN IMMEDIATE already serializes writers).
+    if (url_.kind == dialect::postgresql) {
+      std::string locked;
+      sql_ << "SELECT id FROM organizations WHERE id = :o FOR UPDATE",
+          use(organization_id), into(locked);
+    }
+    wh::ping_counts counts;
+    std::int64_t since = now_ms - limits.window_ms;
+    soci::indicator oldest_ind = soci::i_ok;
+    sql_ << "SELECT COUNT(*), MIN(created_ms) FROM webhook_deliveries "
+            "WHERE webhook_id = :w AND event = 'ping' AND created_ms > :s",
+        use(webhook_id), use(since), into(counts.endpoint_recent),
+        into(counts.endpoint_oldest_ms, oldest_ind);
+    if (oldest_ind != soci::i_ok)
+      counts.endpoint_oldest_ms = 0;
+    sql_ << "SELECT COUNT(*), MIN(created_ms) FROM webhook_deliveries "
+            "WHERE organization_id = :o AND event = 'ping' "
+            "AND created_ms > :s",
+        use(organization_id), use(since), into(counts.organization_recent),
+        into(counts.organization_oldest_ms, oldest_ind);
+    if (oldest_ind != soci::i_ok)
+      counts.organization_oldest_ms = 0;
+    sql_ << "SELECT COUNT(*) FROM webhook_deliveries "
+            "WHERE organization_id = :o AND status = 'pending'",
+        use(organization_id), into(counts.organization_pending);
+    auto decision = wh::admit_ping(counts, limits, now_ms);
+    if (!decision.allowed) {
+      auto e = core::make_error(errc::rate_limited, decision.reason);
+      e.retry_after = decision.retry_after_seconds;
+      throw refusal{std::move(e)};
+    }
     wh::delivery d;
     d.webhook_id = w.id;
     d.organization_id = organization_id;
@@ -327,20 +359,63 @@ expected<std::vector<claimed_delivery>>
 soci_store::claim_webhook_deliveries(const std::string& owner,
                                      std::int64_t limit, std::int64_t lease_ms,
                                      std::int64_t now_ms) {
+  return claim_deliveries(owner, nullptr, limit, lease_ms, now_ms);
+}
+
+expected<std::vector<claimed_delivery>>
+soci_store::claim_organization_webhook_deliveries(
+    const std::string& owner, const std::string& organization_id,
+    std::int64_t limit, std::int64_t lease_ms, std::int64_t now_ms) {
+  return claim_deliveries(owner, &organization_id, limit, lease_ms, now_ms);
+}
+
+namespace {
+
+const std::string due_deliveries =
+    "FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "
+    "WHERE d.status = 'pending' AND d.next_attempt_ms <= :n "
+    "AND d.lease_expires_ms < :n2 AND w.status = 'active' ";
+
+} // namespace
+
+expected<std::vector<std::string>>
+soci_store::due_webhook_organizations(std::int64_t now_ms, std::int64_t limit) {
+  return run<std::vector<std::string>>(true, [&] {
+    std::vector<std::string> out;
+    std::string org;
+    std::int64_t oldest = 0;
+    soci::statement st =
+        (sql_.prepare << "SELECT d.organization_id, MIN(d.next_attempt_ms) "
+                         "AS oldest " +
+                             due_deliveries +
+                             "GROUP BY d.organization_id "
+                             "ORDER BY oldest, d.organization_id LIMIT :l",
+         use(now_ms), use(now_ms), use(limit), into(org), into(oldest));
+    st.execute();
+    while (st.fetch())
+      out.push_back(org);
+    return out;
+  });
+}
+
+expected<std::vector<claimed_delivery>> soci_store::claim_deliveries(
+    const std::string& owner, const std::string* organization_id,
+    std::int64_t limit, std::int64_t lease_ms, std::int64_t now_ms) {
   return run<std::vector<claimed_delivery>>(false, [&] {
     std::vector<claimed_delivery> out;
     if (limit <= 0)
       return out;
+    // Every organization's, or one's: the same binding either way (an
+    // empty name matches every row).
+    const std::string org = organization_id ? *organization_id : "";
     const std::string due =
-        "FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "
-        "WHERE d.status = 'pending' AND d.next_attempt_ms <= :n "
-        "AND d.lease_expires_ms < :n2 AND w.status = 'active' ";
+        due_deliveries + "AND (:o = '' OR d.organization_id = :o2) ";
     // Polled every `poll_ms` by every process: a plain read first, so an
     // idle poll never takes a write lock (SQLite) or a row lock.
     {
       int one = 0;
-      sql_ << "SELECT 1 " + due + "LIMIT 1", use(now_ms), use(now_ms),
-          into(one);
+      sql_ << "SELECT 1 " + due + "LIMIT 1", use(now_ms), use(now_ms), use(org),
+          use(org), into(one);
       if (!sql_.got_data())
         return out;
     }
@@ -355,7 +430,7 @@ soci_store::claim_webhook_deliveries(const std::string& owner,
     {
       std::string id;
       soci::statement st = (sql_.prepare << query, use(now_ms), use(now_ms),
-                            use(limit), into(id));
+                            use(org), use(org), use(limit), into(id));
       st.execute();
       while (st.fetch())
         ids.push_back(id);

@@ -3,6 +3,7 @@
 #include "core/account/records.hpp"
 #include "core/base/expected.hpp"
 #include "core/batch/job.hpp"
+#include "core/webhooks/ping_limits.hpp"
 #include "core/webhooks/records.hpp"
 
 #include <cstdint>
@@ -486,10 +487,15 @@ public:
 
   /// Queues a `ping` delivery to one endpoint of the organization (due at
   /// once, whatever it subscribes to and even when disabled; it is sent
-  /// once the endpoint is active). Returns the delivery.
+  /// once the endpoint is active). Returns the delivery. In the same
+  /// transaction (the organization's row locked on PostgreSQL, so
+  /// concurrent calls count each other) the pings and pending deliveries
+  /// are counted and `limits` applied (core/webhooks/ping_limits.hpp): a
+  /// refusal -> errc::rate_limited with retry_after set.
   virtual expected<core::webhooks::delivery>
   enqueue_webhook_ping(const std::string& organization_id,
-                       const std::string& webhook_id, std::int64_t now_ms) = 0;
+                       const std::string& webhook_id, std::int64_t now_ms,
+                       const core::webhooks::ping_limits& limits) = 0;
 
   /// Lists an endpoint's deliveries, newest first, at most `limit`, each
   /// with its attempts (oldest first).
@@ -506,6 +512,21 @@ public:
   virtual expected<std::vector<claimed_delivery>>
   claim_webhook_deliveries(const std::string& owner, std::int64_t limit,
                            std::int64_t lease_ms, std::int64_t now_ms) = 0;
+
+  /// The same, only deliveries of `organization_id` (the dispatcher's
+  /// fair share: core/webhooks/fair_share.hpp).
+  virtual expected<std::vector<claimed_delivery>>
+  claim_organization_webhook_deliveries(const std::string& owner,
+                                        const std::string& organization_id,
+                                        std::int64_t limit,
+                                        std::int64_t lease_ms,
+                                        std::int64_t now_ms) = 0;
+
+  /// The organizations that have deliveries a claim at `now_ms` could take,
+  /// the one whose oldest due delivery waited longest first; at most
+  /// `limit`. A plain read (no lock).
+  virtual expected<std::vector<std::string>>
+  due_webhook_organizations(std::int64_t now_ms, std::int64_t limit) = 0;
 
   /// Records how a claimed delivery went, in one transaction: the attempt
   /// (when one was made; numbered after the ones before), the new status,

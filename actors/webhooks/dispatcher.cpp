@@ -2,6 +2,7 @@
 
 #include "actors/blocking_ask.hpp"
 #include "actors/storage_call.hpp"
+#include "core/webhooks/fair_share.hpp"
 #include "core/webhooks/retry.hpp"
 #include "core/webhooks/signature.hpp"
 #include "core/webhooks/target_url.hpp"
@@ -11,6 +12,7 @@
 
 #include <caf/all.hpp>
 
+#include <map>
 #include <random>
 #include <vector>
 
@@ -29,6 +31,7 @@ struct prepared {
   std::vector<std::string> secrets; ///< Current first; the previous one
                                     ///< while its grace lasts.
   std::string error;    ///< Could not be prepared: a failed attempt.
+  std::string detail;   ///< Why an attempt failed, for the log only.
   bool expired = false; ///< Past its window: given up, not sent.
 };
 
@@ -102,11 +105,31 @@ prepared prepare(storage::store& db, const dispatcher_env& env,
   return p;
 }
 
+// What a tenant reads of a failed attempt (docs/webhooks.md, "Delivery
+// log"): a class, never the addresses the resolver returned or other
+// detail of the service's network; the log keeps the detail.
+std::string error_class(net::http_failure f) {
+  switch (f) {
+    case net::http_failure::resolve: return "dns_failed";
+    case net::http_failure::blocked: return "refused_address";
+    case net::http_failure::connect: return "connect_failed";
+    case net::http_failure::tls: return "tls_failed";
+    case net::http_failure::timeout: return "timeout";
+    case net::http_failure::protocol: return "bad_response";
+    case net::http_failure::none:
+    case net::http_failure::bad_request:
+    case net::http_failure::shutdown: break;
+  }
+  return "internal_error";
+}
+
 struct dispatcher_state {
   std::shared_ptr<dispatcher_env> env;
   std::shared_ptr<dispatcher_gauges> gauges;
   std::string key; ///< The server key's 32 bytes.
   int in_flight = 0;
+  /// Attempts running per organization: the fair share's input.
+  std::map<std::string, std::int64_t> in_flight_by_org;
   bool claiming = false;
   bool stopping = false;
   std::int64_t next_prune_ms = 0;
@@ -153,7 +176,8 @@ void record(dispatcher_actor* self, std::shared_ptr<prepared> p,
                       {"host", p->host},
                       {"status", std::string{wh::to_string(outcome.status)}},
                       {"code", std::to_string(a ? a->status_code : 0)},
-                      {"error", a ? a->error : p->error}});
+                      {"error", a ? a->error : p->error},
+                      {"detail", p->detail}});
         }
         claim(self);
       });
@@ -167,12 +191,15 @@ void settle(dispatcher_actor* self, std::shared_ptr<prepared> p,
   wh::attempt a;
   a.at_ms = started_ms;
   a.duration_ms = r.elapsed.count();
-  if (!p->error.empty())
-    a.error = p->error;
-  else if (r.failure != net::http_failure::none)
-    a.error = std::string{net::to_string(r.failure)} + ": " + r.detail;
-  else
+  if (!p->error.empty()) {
+    a.error = "internal_error";
+    p->detail = p->error;
+  } else if (r.failure != net::http_failure::none) {
+    a.error = error_class(r.failure);
+    p->detail = std::string{net::to_string(r.failure)} + ": " + r.detail;
+  } else {
     a.status_code = r.status_code;
+  }
   storage::delivery_outcome outcome;
   if (a.error.empty() && wh::accepted(a.status_code)) {
     outcome.status = wh::delivery_status::delivered;
@@ -207,6 +234,7 @@ void send(dispatcher_actor* self, std::shared_ptr<prepared> p) {
   post.body = p->body;
   post.timeout = std::chrono::milliseconds(st.env->cfg.timeout_ms);
   ++st.in_flight;
+  ++st.in_flight_by_org[p->d.organization_id];
   ++st.gauges->in_flight;
   auto me = caf::actor_cast<caf::actor>(self);
   st.env->client->post(std::move(post), [me, p, started](net::http_result r) {
@@ -223,17 +251,27 @@ void claim(dispatcher_actor* self) {
   auto env = st.env;
   auto key = st.key;
   auto now = env->now_ms();
+  auto in_flight = st.in_flight_by_org;
   storage_call(
       self, *env->storage,
-      [env, key, room,
+      [env, key, in_flight,
        now](storage::store& db) -> core::expected<std::vector<prepared>> {
-        auto claimed = db.claim_webhook_deliveries(env->owner, room,
-                                                   lease_ms(env->cfg), now);
-        if (!claimed)
-          return std::move(claimed).error_value();
+        // Which organizations wait, then how many of each this claim may
+        // take: an organization at its share waits for its own attempts.
+        auto waiting = db.due_webhook_organizations(now, 1000);
+        if (!waiting)
+          return std::move(waiting).error_value();
+        wh::slot_limits limits{env->cfg.concurrency,
+                               env->cfg.organization_concurrency};
         std::vector<prepared> out;
-        for (const auto& c : *claimed)
-          out.push_back(prepare(db, *env, key, c, now));
+        for (const auto& a : wh::allot(limits, in_flight, *waiting)) {
+          auto claimed = db.claim_organization_webhook_deliveries(
+              env->owner, a.organization_id, a.slots, lease_ms(env->cfg), now);
+          if (!claimed)
+            return std::move(claimed).error_value();
+          for (const auto& c : *claimed)
+            out.push_back(prepare(db, *env, key, c, now));
+        }
         return out;
       },
       [self](core::expected<std::vector<prepared>>& r) {
@@ -304,6 +342,9 @@ caf::behavior dispatcher_fn(dispatcher_actor* self,
       [self](attempt_done& done) {
         auto& st = self->state;
         --st.in_flight;
+        auto org = st.in_flight_by_org.find(done.p->d.organization_id);
+        if (org != st.in_flight_by_org.end() && --org->second <= 0)
+          st.in_flight_by_org.erase(org);
         --st.gauges->in_flight;
         if (st.stopping)
           return; // its lease was handed back

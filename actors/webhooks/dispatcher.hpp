@@ -5,12 +5,15 @@
 // whichever claims it (a lease per delivery, SKIP LOCKED on PostgreSQL):
 //
 //   tick (webhooks.poll_ms) or wake()
-//     │ claim up to `concurrency - in flight` due deliveries   [storage lane]
+//     │ organizations with due deliveries ; core::webhooks::allot shares
+//     │ the free slots (each at most its fair share) ; claim that many
+//     │ of each organization                                  [storage lane]
 //     │   per delivery, on the storage worker: past its window? ; open the
 //     │   signing secret(s) ; render the body (http/codec/webhooks)
 //     ▼
 //   per delivery: sign (t = now) ──post──> net::http_client (own thread)
 //     │   10 s at most; no answer, an error or a non-2xx = a failure
+//     │   (tenants read its class, the log its detail)
 //     ▼
 //   attempt_done ─> core::webhooks: delivered | retry at next_attempt_ms |
 //     │             given up (past the window)

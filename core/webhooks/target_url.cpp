@@ -181,4 +181,18 @@ std::optional<std::string> refusal(const target_url& url, bool allow_http,
          "MAILASSAY_WEBHOOKS_ALLOW_PRIVATE_TARGETS";
 }
 
+std::optional<std::string>
+port_refusal(const target_url& url, bool allow_http,
+             std::span<const std::int64_t> allowed_ports, bool any_port) {
+  if (any_port || url.port == 443 || (allow_http && url.port == 80))
+    return std::nullopt;
+  for (auto p : allowed_ports)
+    if (p == url.port)
+      return std::nullopt;
+  return "url must use port 443" + std::string{allow_http ? " or 80" : ""} +
+         " (got " + std::to_string(url.port) +
+         "); the operator may allow others with "
+         "MAILASSAY_WEBHOOKS_ALLOWED_PORTS";
+}
+
 } // namespace mailassay::core::webhooks

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -48,5 +49,13 @@ expected<target_url> parse_target_url(std::string_view url);
 /// Returns the 422 message, or nullopt when the URL may be stored.
 std::optional<std::string> refusal(const target_url& url, bool allow_http,
                                    const smtp::target_policy& policy);
+
+/// Checks an endpoint's port: 443, and 80 when `allow_http`, unless
+/// `allowed_ports` lists it or `any_port` is set (webhooks.allowed_ports,
+/// webhooks.allow_any_port): a URL on another port would let a tenant scan
+/// what the service can reach. Returns the 422 message, or nullopt.
+std::optional<std::string>
+port_refusal(const target_url& url, bool allow_http,
+             std::span<const std::int64_t> allowed_ports, bool any_port);
 
 } // namespace mailassay::core::webhooks

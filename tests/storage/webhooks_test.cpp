@@ -265,11 +265,11 @@ TEST_SUITE("storage.webhooks") {
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
     MAILASSAY_TEST_STORE(t, s);
     org_with_endpoint(s, "w");
-    auto ping = s.enqueue_webhook_ping("o1", "w", 1000);
+    auto ping = s.enqueue_webhook_ping("o1", "w", 1000, {});
     REQUIRE_MESSAGE(ping.has_value(), why(ping));
     CHECK(ping->event == wh::event_type::ping);
     CHECK(ping->subject_id == "w");
-    CHECK(s.enqueue_webhook_ping("o2", "w", 1000).error_value().code ==
+    CHECK(s.enqueue_webhook_ping("o2", "w", 1000, {}).error_value().code ==
           errc::not_found);
 
     CHECK(s.claim_webhook_deliveries("p1", 10, 5000, 999)->empty()); // not due
@@ -333,8 +333,8 @@ TEST_SUITE("storage.webhooks") {
                      TestType, MAILASSAY_STORAGE_BACKENDS) {
     MAILASSAY_TEST_STORE(t, s);
     org_with_endpoint(s, "w");
-    auto p1 = s.enqueue_webhook_ping("o1", "w", 1000);
-    auto p2 = s.enqueue_webhook_ping("o1", "w", 1001);
+    auto p1 = s.enqueue_webhook_ping("o1", "w", 1000, {});
+    auto p2 = s.enqueue_webhook_ping("o1", "w", 1001, {});
     REQUIRE(p1);
     REQUIRE(p2);
     webhook_update off;
@@ -361,7 +361,7 @@ TEST_SUITE("storage.webhooks") {
     CHECK(got[1].attempts == 0);
     CHECK(got[1].last_error == "retry window passed");
     CHECK(got[1].log.empty());
-    auto q = s.enqueue_webhook_ping("o1", "w", 3000); // stays: pending
+    auto q = s.enqueue_webhook_ping("o1", "w", 3000, {}); // stays: pending
     REQUIRE(q);
     CHECK(pruned(s.prune_webhook_deliveries(1001)) == 1);
     CHECK(pruned(s.prune_webhook_deliveries(99999)) == 1);
@@ -379,7 +379,7 @@ TEST_SUITE("storage.webhooks") {
     org_with_endpoint(s, "w");
     const int n = 60;
     for (int i = 0; i < n; ++i)
-      REQUIRE(s.enqueue_webhook_ping("o1", "w", 1000 + i));
+      REQUIRE(s.enqueue_webhook_ping("o1", "w", 1000 + i, {}));
     auto other = t.open_another();
     std::vector<std::string> mine, theirs;
     std::thread a([&] {
@@ -428,5 +428,60 @@ TEST_SUITE("storage.webhooks") {
     // Nothing left to claim, and nothing queued twice.
     CHECK_FALSE(s.claim_batch_job("d", 30, 900, 2).value().has_value());
     CHECK(deliveries(s, "o1", "all").size() == 1);
+  }
+
+  TEST_CASE_TEMPLATE("a ping is refused past the endpoint's and the "
+                     "organization's windows and the pending cap",
+                     TestType, MAILASSAY_STORAGE_BACKENDS) {
+    MAILASSAY_TEST_STORE(t, s);
+    org_with_endpoint(s, "w");
+    REQUIRE(s.insert_webhook(make_endpoint("w2", "o1", all_events)));
+    wh::ping_limits limits{2, 3, 10000, 0};
+    REQUIRE(s.enqueue_webhook_ping("o1", "w", 1000, limits));
+    REQUIRE(s.enqueue_webhook_ping("o1", "w", 2000, limits));
+    auto third = s.enqueue_webhook_ping("o1", "w", 3000, limits);
+    REQUIRE_FALSE(third);
+    CHECK(third.error_value().code == errc::rate_limited);
+    CHECK(third.error_value().retry_after == 8); // 1000 + 10000 - 3000
+    REQUIRE(s.enqueue_webhook_ping("o1", "w2", 3000, limits));
+    auto org = s.enqueue_webhook_ping("o1", "w2", 3500, limits);
+    REQUIRE_FALSE(org);
+    CHECK(org.error_value().code == errc::rate_limited);
+    // The oldest leaves the window: one more fits.
+    CHECK(s.enqueue_webhook_ping("o1", "w", 11001, limits));
+    CHECK(deliveries(s, "o1", "w").size() == 3);
+    // Four pending: a cap of 4 refuses, a cap of 5 does not.
+    CHECK_FALSE(s.enqueue_webhook_ping("o1", "w2", 50000, {0, 0, 10000, 4}));
+    CHECK(s.enqueue_webhook_ping("o1", "w2", 50000, {0, 0, 10000, 5}));
+  }
+
+  TEST_CASE_TEMPLATE("due organizations come oldest first and a claim can "
+                     "take one organization's deliveries",
+                     TestType, MAILASSAY_STORAGE_BACKENDS) {
+    MAILASSAY_TEST_STORE(t, s);
+    org_with_endpoint(s, "w");
+    create_org(s, "o2", "b@example.com");
+    REQUIRE(s.insert_webhook(make_endpoint("v", "o2", all_events)));
+    REQUIRE(s.enqueue_webhook_ping("o2", "v", 1000, {}));
+    REQUIRE(s.enqueue_webhook_ping("o1", "w", 1500, {}));
+    REQUIRE(s.enqueue_webhook_ping("o1", "w", 1600, {}));
+    CHECK(s.due_webhook_organizations(999, 10)->empty());
+    CHECK(*s.due_webhook_organizations(2000, 10) ==
+          std::vector<std::string>{"o2", "o1"});
+    CHECK(*s.due_webhook_organizations(1200, 10) ==
+          std::vector<std::string>{"o2"});
+    auto c = s.claim_organization_webhook_deliveries("p", "o1", 1, 5000, 2000);
+    REQUIRE(c);
+    REQUIRE(c->size() == 1);
+    CHECK(c->at(0).delivery.organization_id == "o1");
+    CHECK(c->at(0).delivery.created_ms == 1500);
+    c = s.claim_organization_webhook_deliveries("p", "o1", 5, 5000, 2000);
+    REQUIRE(c->size() == 1);
+    CHECK(s.claim_organization_webhook_deliveries("p", "o1", 5, 5000, 2000)
+              ->empty());
+    // o2's is still there for whoever claims it.
+    CHECK(*s.due_webhook_organizations(2000, 10) ==
+          std::vector<std::string>{"o2"});
+    CHECK(s.claim_webhook_deliveries("q", 5, 5000, 2000)->size() == 1);
   }
 }

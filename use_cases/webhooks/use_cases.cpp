@@ -1,6 +1,7 @@
 #include "use_cases/webhooks/use_cases.hpp"
 
 #include "core/webhooks/target_url.hpp"
+#include "core/webhooks/url_redaction.hpp"
 #include "security/random.hpp"
 #include "security/secret_box.hpp"
 #include "security/webhook_signing.hpp"
@@ -36,7 +37,18 @@ expected<std::string> checked_url(const config::webhooks_settings& cfg,
     return make_error(errc::internal, policy.error_value().message);
   if (auto why = wh::refusal(*parsed, cfg.allow_http, *policy))
     return unprocessable(*why);
+  if (auto why = wh::port_refusal(*parsed, cfg.allow_http, cfg.allowed_ports,
+                                  cfg.allow_any_port))
+    return unprocessable(*why);
   return url;
+}
+
+// A member reads the URL with its query values hidden: they often hold
+// the receiver's token (docs/webhooks.md, "Roles").
+wh::endpoint as_seen_by(const principal& who, wh::endpoint w) {
+  if (!wh::may_manage(who.role))
+    w.url = wh::redacted_url(w.url);
+  return w;
 }
 
 } // namespace
@@ -91,12 +103,19 @@ expected<endpoint_with_secret> create_endpoint(account_env& env,
 // out per resource by design (as the keys' in use_cases/accounts/keys.cpp).
 expected<std::vector<wh::endpoint>> list_endpoints(account_env& env,
                                                    const principal& who) {
-  return env.db.list_webhooks(who.organization_id());
+  auto list = env.db.list_webhooks(who.organization_id());
+  if (list)
+    for (auto& w : *list)
+      w = as_seen_by(who, std::move(w));
+  return list;
 }
 
 expected<wh::endpoint> get_endpoint(account_env& env, const principal& who,
                                     const std::string& id) {
-  return env.db.get_webhook(who.organization_id(), id);
+  auto w = env.db.get_webhook(who.organization_id(), id);
+  if (!w)
+    return w;
+  return as_seen_by(who, std::move(*w));
 }
 
 expected<wh::endpoint> update_endpoint(account_env& env, const principal& who,
@@ -150,7 +169,11 @@ expected<wh::delivery> send_test(account_env& env, const principal& who,
                                  const std::string& id, std::int64_t now_ms) {
   if (auto ok = check_manager(who); !ok)
     return std::move(ok).error_value();
-  return env.db.enqueue_webhook_ping(who.organization_id(), id, now_ms);
+  const auto& cfg = env.cfg.webhooks;
+  wh::ping_limits limits{cfg.test_per_endpoint, cfg.test_per_organization,
+                         cfg.test_window_seconds * 1000,
+                         cfg.max_pending_per_organization};
+  return env.db.enqueue_webhook_ping(who.organization_id(), id, now_ms, limits);
 }
 
 expected<std::vector<wh::delivery>> list_deliveries(account_env& env,

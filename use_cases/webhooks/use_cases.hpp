@@ -53,11 +53,12 @@ expected<endpoint_with_secret> create_endpoint(account_env& env,
                                                const principal& who,
                                                const new_endpoint_input& in);
 
-/// Lists the organization's endpoints (any role).
+/// Lists the organization's endpoints (any role; a member reads each URL
+/// with its query values hidden, core/webhooks/url_redaction.hpp).
 expected<std::vector<wh::endpoint>> list_endpoints(account_env& env,
                                                    const principal& who);
 
-/// Reads one endpoint (any role).
+/// Reads one endpoint (any role; a member reads the URL redacted).
 expected<wh::endpoint> get_endpoint(account_env& env, const principal& who,
                                     const std::string& id);
 
@@ -76,6 +77,9 @@ expected<endpoint_with_secret>
 rotate_secret(account_env& env, const principal& who, const std::string& id);
 
 /// Queues a `ping` delivery (owner/admin); `now_ms` Unix milliseconds.
+/// Past the test limits or the pending cap (webhooks.test_*,
+/// webhooks.max_pending_per_organization) -> errc::rate_limited with the
+/// seconds to wait.
 expected<wh::delivery> send_test(account_env& env, const principal& who,
                                  const std::string& id, std::int64_t now_ms);
 

@@ -146,4 +146,27 @@ TEST_SUITE("core.webhooks.target_url") {
     REQUIRE(pub);
     CHECK_FALSE(refusal(*pub, false, {}));
   }
+
+  TEST_CASE("ports are 443, 80 with http, or those the operator lists") {
+    auto at = [](const char* url) {
+      auto u = parse_target_url(url);
+      REQUIRE_MESSAGE(u, url);
+      return *u;
+    };
+    const std::vector<std::int64_t> none;
+    const std::vector<std::int64_t> listed{8443, 9000};
+    CHECK_FALSE(port_refusal(at("https://h.example/"), false, none, false));
+    CHECK_FALSE(port_refusal(at("https://h.example:443/"), false, none, false));
+    CHECK_FALSE(port_refusal(at("http://h.example/"), true, none, false));
+    CHECK(port_refusal(at("https://h.example:80/"), false, none, false) ==
+          "url must use port 443 (got 80); the operator may allow others "
+          "with MAILASSAY_WEBHOOKS_ALLOWED_PORTS");
+    CHECK(port_refusal(at("https://h.example:22/"), true, none, false) ==
+          "url must use port 443 or 80 (got 22); the operator may allow "
+          "others with MAILASSAY_WEBHOOKS_ALLOWED_PORTS");
+    CHECK(port_refusal(at("https://h.example:6379/"), true, listed, false));
+    CHECK_FALSE(
+        port_refusal(at("https://h.example:9000/"), false, listed, false));
+    CHECK_FALSE(port_refusal(at("https://h.example:6379/"), false, none, true));
+  }
 }
