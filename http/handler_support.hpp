@@ -127,6 +127,8 @@ void handle_logout(call c);
 void handle_me(call c);
 void handle_get_organization(call c);
 void handle_update_organization(call c);
+void handle_export_organization(call c);
+void handle_delete_organization(call c);
 void handle_list_members(call c);
 void handle_add_member(call c);
 void handle_update_member(call c);

@@ -20,6 +20,8 @@ const std::vector<route>& routes() {
     {"GET", "/v2/auth/me", handle_me},
     {"GET", "/v2/organization", handle_get_organization},
     {"PATCH", "/v2/organization", handle_update_organization},
+    {"DELETE", "/v2/organization", handle_delete_organization},
+    {"GET", "/v2/organization/export", handle_export_organization},
     {"GET", "/v2/organization/members", handle_list_members},
     {"POST", "/v2/organization/members", handle_add_member},
     {"PATCH", "/v2/organization/members/:userId", handle_update_member},

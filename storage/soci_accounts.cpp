@@ -298,6 +298,62 @@ expected<unit> soci_store::remove_member(const std::string& organization_id,
   });
 }
 
+expected<organization_erase>
+soci_store::erase_organization(const std::string& organization_id) {
+  auto erased = run<organization_erase>(false, [&] {
+    transaction tx{*this};
+    int found = 0;
+    sql_ << "SELECT COUNT(*) FROM organizations WHERE id = :o",
+        use(organization_id), into(found);
+    if (found == 0)
+      refuse(errc::not_found, "organization not found");
+    auto ids_of = [&](const char* query) {
+      std::vector<std::string> out;
+      std::string id;
+      soci::statement st =
+          (sql_.prepare << query, use(organization_id), into(id));
+      st.execute();
+      while (st.fetch())
+        out.push_back(id);
+      return out;
+    };
+    organization_erase out;
+    out.key_hashes =
+        ids_of("SELECT key_hash FROM api_keys WHERE organization_id = :o");
+    out.active_jobs =
+        ids_of("SELECT id FROM batch_jobs WHERE organization_id = :o AND "
+               "status IN ('queued', 'processing')");
+    auto users =
+        ids_of("SELECT user_id FROM memberships WHERE organization_id = :o");
+    // The rows holding addresses first, whatever the foreign keys say (as
+    // delete_batch_job); deliveries name the organization without a key.
+    sql_ << "DELETE FROM batch_items WHERE job_id IN (SELECT id FROM "
+            "batch_jobs WHERE organization_id = :o)",
+        use(organization_id);
+    sql_ << "DELETE FROM webhook_deliveries WHERE organization_id = :o",
+        use(organization_id);
+    // Users are not owned by the organization's row: memberships and
+    // refresh tokens go with them (ON DELETE CASCADE).
+    sql_ << "DELETE FROM users WHERE id IN (SELECT user_id FROM memberships "
+            "WHERE organization_id = :o)",
+        use(organization_id);
+    // Keys, usage, credits, ledger, jobs, webhooks (and any table added
+    // later with ON DELETE CASCADE) go with the organization.
+    sql_ << "DELETE FROM organizations WHERE id = :o", use(organization_id);
+    for (const auto& h : out.key_hashes)
+      notify(change_kind::api_key, h);
+    for (const auto& u : users)
+      notify(change_kind::member, u);
+    for (const auto& j : out.active_jobs)
+      notify(change_kind::batch_cancel, j);
+    tx.commit();
+    return out;
+  });
+  if (erased)
+    after_erase();
+  return erased;
+}
+
 // -- refresh tokens ---------------------------------------------------------
 
 expected<unit> soci_store::insert_refresh_token(const acc::refresh_token& t) {

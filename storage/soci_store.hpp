@@ -71,6 +71,8 @@ public:
                                     acc::role r) override;
   expected<unit> remove_member(const std::string& organization_id,
                                const std::string& user_id) override;
+  expected<organization_erase>
+  erase_organization(const std::string& organization_id) override;
 
   expected<unit> insert_refresh_token(const acc::refresh_token& t) override;
   expected<acc::refresh_token>

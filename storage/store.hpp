@@ -60,6 +60,12 @@ struct retention_policy {
   std::optional<std::int64_t> batch_retention_seconds;
 };
 
+/// What erasing an organization removed that running parts must hear of.
+struct organization_erase {
+  std::vector<std::string> key_hashes;  ///< Its API keys' secret hashes.
+  std::vector<std::string> active_jobs; ///< Its jobs that were still active.
+};
+
 /// Fields of an API key a PATCH may change; nullopt = leave unchanged.
 struct api_key_update {
   std::optional<std::string> name;
@@ -214,6 +220,17 @@ public:
   /// last owner. Notifies other processes (a member change).
   virtual expected<unit> remove_member(const std::string& organization_id,
                                        const std::string& user_id) = 0;
+
+  /// Erases an organization and everything it owns (DELETE
+  /// /v2/organization, docs/privacy.md) in one transaction: its users (a
+  /// user belongs to one organization) with their refresh tokens, its keys
+  /// with their usage, webhooks with their deliveries, jobs with their rows,
+  /// its ledger and credit account. Tells other processes of each key, each
+  /// member and each active job (cancelled) as a revoke, a removal and a
+  /// cancel do. On SQLite the WAL is checkpointed after it. Unknown
+  /// organization -> errc::not_found.
+  virtual expected<organization_erase>
+  erase_organization(const std::string& organization_id) = 0;
 
   // -- refresh tokens -------------------------------------------------------
 

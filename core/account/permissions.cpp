@@ -18,6 +18,10 @@ bool may_set_retention(role actor) {
   return actor == role::owner;
 }
 
+bool may_erase_organization(role actor) {
+  return actor == role::owner;
+}
+
 bool may_assign_role(role actor, role current, role wanted) {
   if (!may_manage_members(actor))
     return false;

@@ -18,6 +18,10 @@ bool may_erase_data(role actor);
 /// (PATCH /v2/organization, docs/privacy.md); an admin or member may not.
 bool may_set_retention(role actor);
 
+/// Only an owner erases the whole organization (DELETE /v2/organization,
+/// docs/privacy.md); an admin may export it but not erase it.
+bool may_erase_organization(role actor);
+
 /// Only an owner may create or promote owners, or change/remove an owner.
 bool may_assign_role(role actor, role current, role wanted);
 

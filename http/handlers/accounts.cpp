@@ -1,6 +1,7 @@
 #include "http/codec/accounts.hpp"
 
 #include "http/auth_throttle.hpp"
+#include "http/codec/organization_export.hpp"
 #include "http/handler_support.hpp"
 #include "http/session_cookie.hpp"
 #include "http/text_pool.hpp"
@@ -126,6 +127,28 @@ void handle_get_organization(call c) {
 void handle_update_organization(call c) {
   answer_user_with(c, codec::organization_patch(c.req()), 200,
                    uc::set_batch_retention, codec::organization_view);
+}
+
+void handle_export_organization(call c) {
+  c.ex->add_header("Cache-Control", "no-store");
+  answer_user(c, 200, uc::export_organization, codec::organization_export);
+}
+
+void handle_delete_organization(call c) {
+  with_principal(c, true,
+                 [c, in = codec::erase_confirmation(c.req())](
+                     uc::account_env& env, const uc::principal& who) {
+                   if (!in)
+                     return c.ex->fail(in.error_value());
+                   auto stopped = uc::erase_organization(env, who, *in);
+                   if (!stopped)
+                     return c.ex->fail(stopped.error_value());
+                   // Jobs this process runs stop at once (no-op otherwise).
+                   if (c.svc->batches)
+                     for (const auto& id : *stopped)
+                       c.svc->batches->cancelled(id);
+                   reply_empty(c, core::unit{});
+                 });
 }
 
 void handle_list_members(call c) {

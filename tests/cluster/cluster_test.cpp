@@ -222,6 +222,34 @@ TEST_SUITE("cluster") {
       CHECK(eventually([&] { return probe(i) == 401; }, 2000ms));
   }
 
+  TEST_CASE("an organization erased through one process: its key and its "
+            "token are refused by every process from the next request") {
+    MAILASSAY_CLUSTER(c);
+    auto email = unique_email("erase");
+    auto s = c.at(0).signup("Erased", email);
+    auto jwt = s["accessToken"].get<std::string>();
+    auto key = c.at(0).create_key(jwt)["key"].get<std::string>();
+    org other{c};
+    auto other_key = c.at(0).create_key(other.jwt)["key"].get<std::string>();
+    auto probe = [&](int node, const std::string& credential) {
+      return c.at(node).call("GET", "/v2/credits/balance", credential).status;
+    };
+    // The key sits in every process's cache, the token works everywhere.
+    for (int i = 0; i < 3; ++i) {
+      REQUIRE(eventually([&] { return probe(i, key) == 200; }, 2000ms));
+      REQUIRE(probe(i, jwt) == 200);
+    }
+    auto r = c.at(1).call("DELETE", "/v2/organization", jwt,
+                          R"({"password": "correct horse battery"})");
+    REQUIRE_MESSAGE(r.status == 204, r.body);
+    // No eventually: the very next request on each process is refused.
+    for (int i = 0; i < 3; ++i) {
+      CHECK_MESSAGE(probe(i, key) == 401, "key, node " << i);
+      CHECK_MESSAGE(probe(i, jwt) == 401, "token, node " << i);
+      CHECK_MESSAGE(probe(i, other_key) == 200, "other key, node " << i);
+    }
+  }
+
   TEST_CASE("150 validations from one IP over three processes: 100 accepted, "
             "the rest 429 with Retry-After") {
     MAILASSAY_CLUSTER(c);

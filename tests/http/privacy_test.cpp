@@ -69,12 +69,12 @@ struct privacy_env {
     }
   }
 
-  // A member (not admin) of the organization, logged in.
-  std::string member_token() {
+  // A member (not admin, unless `role` says) of the organization, logged in.
+  std::string member_token(const std::string& role = "member") {
     auto email = unique_email("m");
     auto added = a->post(
         "/v2/organization/members",
-        {{"email", email}, {"password", "member password"}, {"role", "member"}},
+        {{"email", email}, {"password", "member password"}, {"role", role}},
         jwt);
     REQUIRE_MESSAGE(added.status == 201, added.body);
     auto login = a->post("/v2/auth/login",
@@ -214,5 +214,142 @@ TEST_SUITE("api.privacy") {
         sec::hmac_sha256(server_key, "mailassay usage address hash"), address);
     CHECK(database_holds(*env.srv, keyed));
     CHECK_FALSE(database_holds(*env.srv, sec::sha256_hex(address)));
+  }
+
+  TEST_CASE("GET /v2/organization/export holds every part and no secret; "
+            "owners and admins only") {
+    privacy_env env{
+        {{"MAILASSAY_WEBHOOKS_ALLOW_PRIVATE_TARGETS", "127.0.0.0/8"},
+         {"MAILASSAY_WEBHOOKS_ALLOW_HTTP", "true"},
+         {"MAILASSAY_WEBHOOKS_ALLOW_ANY_PORT", "true"}}};
+    auto member = env.member_token();
+    auto admin = env.member_token("admin");
+    auto hook = env.a->post("/v2/webhooks",
+                            {{"url", "http://127.0.0.1:9/hook?token=t0k3n"},
+                             {"events", {"batch.completed"}}},
+                            env.jwt);
+    REQUIRE_MESSAGE(hook.status == 201, hook.body);
+    auto hook_secret = json::parse(hook.body)["secret"].get<std::string>();
+    auto up = env.upload("email\nexported-row-zq@good.test\n");
+    REQUIRE_MESSAGE(up.status == 201, up.body);
+    auto job_id = json::parse(up.body)["id"].get<std::string>();
+    env.wait_done(job_id);
+    CHECK(env.a->post("/v2/email/validate", {{"email", "a@good.test"}}, env.key)
+              .status == 200);
+
+    auto r = env.a->call("GET", "/v2/organization/export", env.jwt);
+    REQUIRE_MESSAGE(r.status == 200, r.body);
+    auto doc = json::parse(r.body);
+    auto org =
+        json::parse(env.a->call("GET", "/v2/organization", env.jwt).body);
+    CHECK(doc["organization"]["id"] == org["id"]);
+    CHECK(doc["organization"]["credits"] == org["credits"]);
+    CHECK(doc["members"].size() == 3);
+    REQUIRE(doc["apiKeys"].size() == 1);
+    CHECK(doc["apiKeys"][0]["prefix"].is_string());
+    REQUIRE(doc["webhooks"].size() == 1);
+    CHECK(doc["webhooks"][0]["url"] == "http://127.0.0.1:9/hook?token=t0k3n");
+    CHECK(doc["usage"]["days"] == 365);
+    // Usage reaches storage in batches (usage.flush_ms): its shape here.
+    CHECK(doc["usage"]["keys"].is_array());
+    CHECK(doc["ledger"].size() >= 1);
+    CHECK(doc["ledger"].back()["kind"] == "signup");
+    REQUIRE(doc["jobs"].size() == 1);
+    CHECK(doc["jobs"][0]["id"] == job_id);
+    CHECK(doc["exportedAt"].is_string());
+    // No secret and no customer row: the key, the signing secret, password
+    // hashes, the job's addresses.
+    CHECK(r.body.find(env.key) == std::string::npos);
+    CHECK(r.body.find(hook_secret) == std::string::npos);
+    CHECK(r.body.find("argon2") == std::string::npos);
+    CHECK(r.body.find("password") == std::string::npos);
+    CHECK(r.body.find("exported-row-zq") == std::string::npos);
+    CHECK(r.header("cache-control") == "no-store");
+
+    CHECK(env.a->call("GET", "/v2/organization/export", admin).status == 200);
+    auto denied = env.a->call("GET", "/v2/organization/export", member);
+    CHECK(denied.status == 403);
+    CHECK(json::parse(denied.body)["code"] == "FORBIDDEN");
+    CHECK(env.a->call("GET", "/v2/organization/export", env.key).status == 403);
+    CHECK(env.a->call("GET", "/v2/organization/export").status == 401);
+    // Another organization exports its own data only.
+    auto other =
+        env.a->signup("O", unique_email("o"))["accessToken"].get<std::string>();
+    auto theirs =
+        json::parse(env.a->call("GET", "/v2/organization/export", other).body);
+    CHECK(theirs["jobs"].empty());
+    CHECK(theirs["apiKeys"].empty());
+    CHECK(theirs["members"].size() == 1);
+  }
+
+  TEST_CASE("DELETE /v2/organization: owner and password only; then nothing "
+            "of it is left and its tokens and keys are refused at once") {
+    privacy_env env;
+    auto member = env.member_token();
+    auto admin = env.member_token("admin");
+    auto other_owner = env.a->signup("O", unique_email("o"));
+    auto other_jwt = other_owner["accessToken"].get<std::string>();
+    auto other_key = env.a->create_key(other_jwt)["key"].get<std::string>();
+    auto org_id =
+        json::parse(env.a->call("GET", "/v2/organization", env.jwt).body)["id"]
+            .get<std::string>();
+    std::string owner_email;
+    auto listed = env.a->call("GET", "/v2/organization/members", env.jwt);
+    REQUIRE_MESSAGE(listed.status == 200, listed.body);
+    auto people = json::parse(listed.body);
+    for (auto& m : people["items"])
+      if (m["role"] == "owner")
+        owner_email = m["email"].get<std::string>();
+    REQUIRE_FALSE(owner_email.empty());
+    std::string csv = "email\n";
+    for (int i = 0; i < 20; ++i)
+      csv += "org-erase-" + std::to_string(i) + "-zq@good.test\n";
+    auto up = env.upload(csv);
+    REQUIRE_MESSAGE(up.status == 201, up.body);
+    env.wait_done(json::parse(up.body)["id"].get<std::string>());
+    if (on_sqlite())
+      CHECK(database_holds(*env.srv, "org-erase-3-zq@good.test"));
+    auto erase = [&](const std::string& token, const std::string& body) {
+      return env.a->call("DELETE", "/v2/organization", token, body);
+    };
+    const std::string right = R"({"password": "correct horse battery"})";
+
+    // Refused, and nothing erased.
+    CHECK(erase(member, right).status == 403);
+    CHECK(erase(admin, right).status == 403);
+    CHECK(erase(env.key, right).status == 403);
+    CHECK(erase("", right).status == 401);
+    auto wrong = erase(env.jwt, R"({"password": "not the password"})");
+    CHECK(wrong.status == 403);
+    CHECK(json::parse(wrong.body)["code"] == "FORBIDDEN");
+    CHECK(erase(env.jwt, "{}").status == 422);
+    CHECK(erase(env.jwt, R"({"password": 7})").status == 422);
+    CHECK(erase(env.jwt, "not json").status == 400);
+    CHECK(env.a->call("GET", "/v2/organization", env.jwt).status == 200);
+    CHECK(env.a->call("GET", "/v2/batch", env.key).status == 200);
+
+    auto done = erase(env.jwt, right);
+    CHECK_MESSAGE(done.status == 204, done.body);
+    // Its tokens and keys: refused at once.
+    CHECK(env.a->call("GET", "/v2/auth/me", env.jwt).status == 401);
+    CHECK(env.a->call("GET", "/v2/auth/me", member).status == 401);
+    CHECK(env.a->call("GET", "/v2/auth/me", admin).status == 401);
+    CHECK(env.a->call("GET", "/v2/batch", env.key).status == 401);
+    CHECK(env.a->post("/v2/email/validate", {{"email", "a@good.test"}}, env.key)
+              .status == 401);
+    CHECK(env.a
+              ->post("/v2/auth/login", {{"email", owner_email},
+                                        {"password", "correct horse battery"}})
+              .status == 401);
+    // Another organization goes on.
+    CHECK(env.a->call("GET", "/v2/batch", other_key).status == 200);
+    CHECK(env.a->call("GET", "/v2/organization", other_jwt).status == 200);
+    // Erased means erased: neither its id nor its rows in the file.
+    if (on_sqlite()) {
+      CHECK_FALSE(database_holds(*env.srv, org_id));
+      for (int i = 0; i < 20; ++i)
+        CHECK_FALSE(database_holds(*env.srv, "org-erase-" + std::to_string(i) +
+                                                 "-zq@good.test"));
+    }
   }
 }

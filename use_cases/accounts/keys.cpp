@@ -4,6 +4,7 @@
 #include "storage/notify.hpp"
 #include "use_cases/accounts/change_echo.hpp"
 #include "use_cases/accounts/key_cache.hpp"
+#include "use_cases/accounts/key_changes.hpp"
 #include "use_cases/accounts/use_cases.hpp"
 
 namespace mailassay::use_cases::accounts {
@@ -12,34 +13,6 @@ namespace {
 
 using core::errc;
 using core::make_error;
-
-// Before a key change: where a notification starts counting as its echo.
-std::uint64_t echo_mark(const account_env& env) {
-  return env.echo ? env.echo->mark() : 0;
-}
-
-// How long a key change waits for the other processes' acknowledgements:
-// long enough for a process starved of CPU (a busy machine answers in well
-// under 1 s, but not always), short enough that a hung one does not hold
-// key changes for long.
-constexpr std::chrono::milliseconds key_change_ack_limit{3000};
-
-// After a key change committed: this process forgets the key at once, and
-// answers only once every process listening acknowledged it (at most
-// key_change_ack_limit), so no process still holds the old key when the
-// client tries it there (actors/cluster_events.hpp).
-void settle_key_change(account_env& env, const std::string& key_hash,
-                       std::uint64_t mark) {
-  env.keys.erase(key_hash);
-  if (!env.echo)
-    return;
-  // Unknown (the query failed): the own echo only, as before.
-  auto listening = env.db.listening_processes();
-  std::int64_t processes = listening ? *listening : 0;
-  env.echo->await(
-      storage::encode_change({storage::change_kind::api_key, key_hash}), mark,
-      processes, key_change_ack_limit);
-}
 
 // Applies `u` to the organization's key `key_id` and settles the change
 // (every process forgets the old key before the answer).
@@ -62,6 +35,29 @@ expected<unit> check_manager(const principal& who, const char* what) {
 }
 
 } // namespace
+
+std::uint64_t echo_mark(const account_env& env) {
+  return env.echo ? env.echo->mark() : 0;
+}
+
+// How long a key change waits for the other processes' acknowledgements:
+// long enough for a process starved of CPU (a busy machine answers in well
+// under 1 s, but not always), short enough that a hung one does not hold
+// key changes for long.
+constexpr std::chrono::milliseconds key_change_ack_limit{3000};
+
+void settle_key_change(account_env& env, const std::string& key_hash,
+                       std::uint64_t mark) {
+  env.keys.erase(key_hash);
+  if (!env.echo)
+    return;
+  // Unknown (the query failed): the own echo only, as before.
+  auto listening = env.db.listening_processes();
+  std::int64_t processes = listening ? *listening : 0;
+  env.echo->await(
+      storage::encode_change({storage::change_kind::api_key, key_hash}), mark,
+      processes, key_change_ack_limit);
+}
 
 expected<created_key> create_key(account_env& env, const principal& who,
                                  const new_key_input& in) {

@@ -2,6 +2,8 @@
 
 #include "config/settings.hpp"
 #include "core/account/records.hpp"
+#include "core/batch/job.hpp"
+#include "core/webhooks/records.hpp"
 #include "core/usage/stats.hpp"
 #include "storage/store.hpp"
 
@@ -156,6 +158,21 @@ struct organization_usage {
   int days = 0;
   core::usage::key_stats totals;    ///< As for one key, over all of them.
   std::vector<key_usage_view> keys; ///< Keys used, most requests first.
+};
+
+/// Everything an organization holds but its jobs' rows: the document of
+/// GET /v2/organization/export (docs/privacy.md). Secrets stay out in the
+/// codec (keys by prefix, users without password hashes, endpoints without
+/// their signing secrets).
+struct organization_export {
+  organization_view organization;
+  std::vector<acc::member> members;
+  std::vector<acc::api_key> keys;
+  std::vector<core::webhooks::endpoint> webhooks;
+  organization_usage usage;              ///< The longest usage window.
+  std::vector<acc::credit_entry> ledger; ///< Every entry, newest first.
+  std::vector<core::batch::job> jobs;    ///< Records, newest first.
+  std::int64_t exported_at = 0;          ///< Unix seconds.
 };
 
 } // namespace mailassay::use_cases::accounts

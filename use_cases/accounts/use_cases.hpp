@@ -50,6 +50,21 @@ expected<organization_view>
 set_batch_retention(account_env& env, const principal& who,
                     std::optional<std::int64_t> seconds);
 
+/// Everything the caller's organization holds but its jobs' rows (GET
+/// /v2/organization/export). Owners and admins (403 otherwise, keys too).
+expected<organization_export> export_organization(account_env& env,
+                                                  const principal& who);
+
+/// Erases the caller's organization and everything it owns (DELETE
+/// /v2/organization) after checking the owner's `password` again: owners
+/// only, a wrong password -> 403 and nothing erased. Its keys are refused
+/// on every process before it returns; its members' tokens with it (the
+/// membership is read per request). Returns the jobs that were active, for
+/// this process to stop.
+expected<std::vector<std::string>>
+erase_organization(account_env& env, const principal& who,
+                   const std::string& password);
+
 /// Lists the caller's organization's members.
 expected<std::vector<acc::member>> list_members(account_env& env,
                                                 const principal& who);

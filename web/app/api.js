@@ -183,7 +183,9 @@ async function request(method, path, { json, form, raw } = {}) {
 export const get = (path) => request("GET", path);
 export const post = (path, json) => request("POST", path, { json });
 export const patch = (path, json) => request("PATCH", path, { json });
-export const del = (path) => request("DELETE", path);
+/** DELETEs; `json`, when given, is the body (DELETE /v2/organization). */
+export const del = (path, json) =>
+  request("DELETE", path, json === undefined ? {} : { json });
 /** POSTs a FormData (multipart/form-data). */
 export const upload = (path, form) => request("POST", path, { form });
 /** GETs a body as a Blob (exports). */

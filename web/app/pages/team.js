@@ -17,6 +17,7 @@ import {
   when,
 } from "../ui.js";
 import * as api from "../api.js";
+import { DangerZone } from "./danger_zone.js";
 
 const ROLES = ["owner", "admin", "member"];
 const ROLE_HELP = {
@@ -181,5 +182,6 @@ export function Team({ session }) {
         </tbody>
       </table>
     <//>`}
-    ${canManage(session) && html`<${AddMember} me=${session} onAdded=${changed} />`}`;
+    ${canManage(session) && html`<${AddMember} me=${session} onAdded=${changed} />`}
+    <${DangerZone} session=${session} />`;
 }
