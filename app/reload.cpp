@@ -61,6 +61,9 @@ reload_report reload(const std::optional<std::string>& file,
         cur.smtp.connections_per_second_per_host;
     p.max_rcpts_per_session =
         static_cast<std::size_t>(std::max(1, cur.smtp.max_rcpts_per_session));
+    if (auto limits =
+            core::smtp::parse_provider_limits(cur.smtp.provider_limits))
+      p.provider_limits = std::move(*limits);
     if (!t.scheduler->reconfigure(p)) {
       r.failure = "the SMTP scheduler did not answer in 10 s";
       log::event(log::level::error, "config_reload_failed",

@@ -609,7 +609,9 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
         core::smtp::host_limits_config{
             static_cast<std::size_t>(
                 std::max(0, cfg.smtp.max_sessions_per_host)),
-            cfg.smtp.connections_per_second_per_host});
+            cfg.smtp.connections_per_second_per_host,
+            core::smtp::parse_provider_limits(cfg.smtp.provider_limits)
+                .value()});
     slots_counters = host_slots->counters();
   }
   auto validator = validator_or_exit(cfg);
