@@ -5,6 +5,7 @@
 #include "core/base/ascii.hpp"
 #include "core/limits/client_ip.hpp"
 #include "core/smtp/address_policy.hpp"
+#include "core/smtp/provider_habits.hpp"
 #include "core/smtp/result_cache.hpp"
 #include "core/smtp/route_plan.hpp"
 #include "net/dns_resolver.hpp"
@@ -55,6 +56,8 @@ struct route_state {
   std::uint64_t gen = 0;
   /// Addresses waiting (for the counters' deltas).
   std::int64_t waiting = 0;
+  /// What the route's provider is known to answer (issue #30).
+  core::smtp::provider_habits habits;
 };
 
 /// A caller and where its answer goes.
@@ -193,6 +196,7 @@ void start_session(self_ptr self, const std::string& key, route_state& rt,
   spec.config.helo = st.config.identity.helo;
   spec.config.mail_from = st.config.identity.mail_from;
   spec.config.tls = wish.tls;
+  spec.config.probe_alone_after_452 = rt.habits.one_rcpt_per_transaction;
   spec.dial.step_timeout = wish.step_timeout;
   spec.dial.deadline = self->clock().now() + st.config.max_session;
   st.parts.runner->open(std::move(spec),
@@ -397,8 +401,11 @@ void plan_route(self_ptr self, const std::string& key) {
     }
   }
   auto now = now_ms(self);
-  auto known = st.parts.catch_all->find(rt.domain, now);
-  if (known)
+  // A provider that accepts every address is a catch-all by knowledge: no
+  // probe (the verdict is the same, and it sees one RCPT fewer).
+  auto known = rt.habits.accepts_all ? std::optional<bool>{true}
+                                     : st.parts.catch_all->find(rt.domain, now);
+  if (known && !rt.habits.accepts_all)
     ++st.counters->catch_all_hits;
   rt.plan.emplace(std::move(targets), blocked, route_settings_of(st.config),
                   known);
@@ -489,6 +496,8 @@ on_probe(self_ptr self, probe_address& req) {
   auto& rt = it->second;
   if (created) {
     rt.domain = domain;
+    if (req.route && req.route->provider)
+      rt.habits = core::smtp::habits_of(&*req.route->provider);
     rt.pending.push_back({std::move(address), w});
     if (req.route)
       open_route(self, key, rt, *req.route);

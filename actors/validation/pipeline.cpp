@@ -71,7 +71,11 @@ void on_answer(self_ptr self, std::uint64_t id, std::size_t i,
   if (!j)
     return;
   auto& r = j->results[i];
-  r.smtp = stage::facts_of(o);
+  // Read as the domain's provider answers (docs/smtp.md, "What each
+  // provider answers"); no provider: as any host.
+  const auto* provider =
+      j->route && j->route->provider ? &*j->route->provider : nullptr;
+  r.smtp = stage::facts_of(o, core::smtp::habits_of(provider));
   r.smtp_reply.host = o.host;
   r.smtp_reply.attempts = o.attempts;
   r.smtp_reply.code = o.rcpt.code;

@@ -305,6 +305,7 @@ action session::give(std::string address, std::string catch_all_probe) {
   r.address = std::move(address);
   probe_.clear();
   probed_ = false;
+  probe_alone_ = false;
   if (!catch_all_probe.empty() && safe_argument(catch_all_probe) &&
       ascii(catch_all_probe))
     probe_ = std::move(catch_all_probe);
@@ -327,7 +328,7 @@ action session::finish() {
 
 action session::start_transaction() {
   std::string line = "MAIL FROM:<" + config_.mail_from + ">";
-  if (!ascii(current().address))
+  if (!probe_alone_ && !ascii(current().address))
     line += " SMTPUTF8";
   return send(session_state::mail, std::move(line));
 }
@@ -335,10 +336,17 @@ action session::start_transaction() {
 action session::on_mail(const reply& r) {
   if (r.code == 250) {
     ++result_.rcpt_sent;
+    if (probe_alone_)
+      return send(session_state::rcpt_probe, "RCPT TO:<" + probe_ + ">");
     return send(session_state::rcpt, "RCPT TO:<" + current().address + ">");
   }
   if (r.code == 421)
     return fail(session_failure::server_closing, &r, {}, false);
+  // The address of the probe's own transaction is answered already.
+  if (probe_alone_) {
+    probe_alone_ = false;
+    ++pos_;
+  }
   // A refused sender says nothing about the mailboxes.
   auto c = classify_rcpt(r);
   c.verdict = r.klass() == 4 ? rcpt_verdict::greylisted_or_throttled
@@ -384,9 +392,16 @@ action session::on_probe(const reply& r) {
   if (r.code == 421)
     return fail(session_failure::server_closing, &r, {}, false);
   if (c.verdict == rcpt_verdict::too_many_recipients) {
+    // The server takes one RCPT per transaction: the probe is asked again
+    // alone; the address it rode with keeps its answer.
+    if (config_.probe_alone_after_452 && !probe_alone_) {
+      probe_alone_ = true;
+      return send(session_state::rset, "RSET");
+    }
     ++pos_;
     return quit();
   }
+  probe_alone_ = false;
   return next_address(true);
 }
 

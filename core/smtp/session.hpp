@@ -36,6 +36,8 @@
 //      | address left; QUIT (sender_rejected)
 //  [rcpt] --reply--> classify the address
 //      | 452 / x.5.3: QUIT; the rest not_attempted (retry in a new session)
+//      | probe 452 with probe_alone_after_452: RSET, MAIL FROM, RCPT probe
+//      |     in a transaction of its own (once), then go on
 //      | 550 5.1.1 (no_such_user): catch_all = false, final for the session
 //      | first accepted address, a catch-all probe given, catch_all unknown:
 //      |     send RCPT TO:<probe> --> [rcpt_probe] --reply--> catch_all
@@ -85,6 +87,12 @@ struct session_config {
   tls_policy tls = tls_policy::opportunistic;
   /// Bounds on the replies read.
   reply_limits limits;
+  /// A 452 / x.5.3 to the catch-all probe (the second RCPT of its
+  /// transaction) is retried once in a transaction of its own (RSET,
+  /// MAIL FROM, RCPT TO:<probe>) instead of ending the session: for a
+  /// server that takes one RCPT per transaction (consumer Outlook.com,
+  /// core/smtp/provider_habits.hpp). False: the session ends (QUIT).
+  bool probe_alone_after_452 = false;
 };
 
 /// What to ask one host in one session.
@@ -306,6 +314,8 @@ private:
   std::size_t pos_ = 0;
   /// Whether the catch-all probe was sent.
   bool probed_ = false;
+  /// The probe got 452 and is being asked in a transaction of its own.
+  bool probe_alone_ = false;
   /// Open-ended: ask for more addresses instead of QUIT.
   bool open_ended_ = false;
   /// A transaction ran since the last RSET: the next address needs one.

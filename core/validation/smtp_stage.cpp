@@ -83,7 +83,8 @@ std::optional<smtp_failure> failure_of(const smtp::address_outcome& o) {
   return std::nullopt;
 }
 
-smtp_facts facts_of(const smtp::address_outcome& o) {
+smtp_facts facts_of(const smtp::address_outcome& o,
+                    const smtp::provider_habits& habits) {
   smtp_facts f;
   f.attempted = true;
   f.checked = o.answered;
@@ -108,6 +109,13 @@ smtp_facts facts_of(const smtp::address_outcome& o) {
     f.deliverable.reset();
     f.disabled = false;
     f.full_inbox = false;
+  }
+  // Provider knowledge only ever takes `valid` away from an acceptance.
+  if (f.deliverable == true) {
+    if (habits.accepts_all)
+      f.catch_all = true;
+    else if (habits.gateway && f.catch_all != false)
+      f.unverified_accept = true;
   }
   f.greylisted = f.deferred || o.deferrals > 0;
   f.timed_out = o.timed_out;

@@ -16,6 +16,7 @@
 
 #include "core/dns/route.hpp"
 #include "core/smtp/outcome.hpp"
+#include "core/smtp/provider_habits.hpp"
 #include "core/syntax/address.hpp"
 #include "core/validation/verdict.hpp"
 
@@ -59,8 +60,13 @@ credit_hold hold_for(smtp_plan plan, bool prepaid);
 /// Returns the SMTP facts of one answer of the SMTP stage, honestly:
 /// `checked` only when a server answered for this address; `greylisted`
 /// when any pass met a 4xx deferral, even if a later pass decided;
-/// `deferred` when the last pass was one.
-smtp_facts facts_of(const smtp::address_outcome& answer);
+/// `deferred` when the last pass was one. `habits` are those of the
+/// domain's provider (none: read as any host): an address accepted by a
+/// provider that accepts every address is a catch-all's (`catch_all`
+/// true), one accepted by a gateway without a catch-all false is an
+/// `unverified_accept`; refusals read as at any host.
+smtp_facts facts_of(const smtp::address_outcome& answer,
+                    const smtp::provider_habits& habits = {});
 
 /// Returns why `answer` says nothing about the mailbox when our client or
 /// the path is the likely cause: a policy refusal (`blocked_by_policy`),

@@ -127,6 +127,8 @@ verdict decide(const facts& f) {
   bool smtp_unknown =
       smtp.attempted && !smtp.deliverable.has_value() && !smtp.full_inbox;
   bool catch_all = smtp.attempted && smtp.catch_all.value_or(false);
+  bool accept_all = smtp.attempted && smtp.unverified_accept && !catch_all &&
+                    smtp.deliverable == true;
   if (disposable)
     penalise("disposable", disposable_points);
   if (a.ip_literal)
@@ -137,6 +139,8 @@ verdict decide(const facts& f) {
     penalise("mailbox_full", mailbox_full_points);
   if (catch_all)
     penalise("catch_all", catch_all_points);
+  if (accept_all)
+    penalise("accept_all", catch_all_points);
   if (random)
     penalise("random", random_points);
   if (role)
@@ -177,6 +181,8 @@ verdict decide(const facts& f) {
     return finish(status::risky, "ip_literal");
   if (catch_all)
     return finish(status::risky, "catch_all");
+  if (accept_all)
+    return finish(status::risky, "accept_all");
   if (role)
     return finish(status::risky, "role_account");
   if (random)

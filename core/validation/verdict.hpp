@@ -60,6 +60,10 @@ struct smtp_facts {
   bool timed_out = false;  ///< No answer within the budget.
   bool unroutable = false; ///< Every MX address refused by the outbound
                            ///< address policy: reason `unroutable_mx`.
+  /// Accepted by a gateway (Proofpoint, Mimecast ...) not shown to refuse
+  /// unknown recipients (no catch-all false): it may accept every address
+  /// (core/smtp/provider_habits.hpp). Never `valid`: risky, `accept_all`.
+  bool unverified_accept = false;
   /// Why no answer about the mailbox came, when our side is the likely
   /// cause; empty when the mailbox was answered for (or for a reason
   /// that is not one of these).

@@ -239,6 +239,7 @@ struct smtp_peer::impl {
       std::string sender;
       bool in_mail = false;
       std::size_t rcpts = 0;
+      std::size_t transaction_rcpts = 0;
       std::string line;
       while (read_line(line)) {
         auto verb = upper(line.substr(0, line.find(' ')));
@@ -304,6 +305,7 @@ struct smtp_peer::impl {
           else {
             sender = lower(path_of(line));
             in_mail = true;
+            transaction_rcpts = 0;
             ok = reply("250 2.1.0 Ok");
           }
         } else if (verb == "RCPT") {
@@ -314,6 +316,12 @@ struct smtp_peer::impl {
           ++rcpts;
           if (o.max_rcpts_per_session > 0 && rcpts > o.max_rcpts_per_session) {
             ok = reply("452 4.5.3 Error: too many recipients");
+            continue;
+          }
+          if (o.max_rcpts_per_transaction > 0 &&
+              ++transaction_rcpts > o.max_rcpts_per_transaction) {
+            ok = reply("452 4.5.3 Too many recipients "
+                       "(AS780090) [peer.prod.outlook.test]");
             continue;
           }
           auto address = path_of(line);
@@ -523,6 +531,8 @@ smtp_peer_script parse_smtp_peer_script(std::string_view text) {
       o.require_tls = tok[1] == "required";
     } else if (key == "max-rcpts" && tok.size() == 2) {
       o.max_rcpts_per_session = number(tok[1]);
+    } else if (key == "max-rcpts-per-transaction" && tok.size() == 2) {
+      o.max_rcpts_per_transaction = number(tok[1]);
     } else if (key == "mail-reply" && tok.size() >= 2) {
       o.mail_reply = rest(1);
     } else if (key == "tarpit-on" && tok.size() == 2) {

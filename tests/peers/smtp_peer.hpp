@@ -70,6 +70,10 @@ struct smtp_peer_options {
   bool smtputf8 = true;
   /// RCPT commands accepted per connection before 452 4.5.3; 0: no limit.
   std::size_t max_rcpts_per_session = 0;
+  /// RCPT commands accepted per transaction (from MAIL FROM) before
+  /// "452 4.5.3 Too many recipients", as consumer Outlook.com answers an
+  /// unknown sender's second RCPT; 0: no limit.
+  std::size_t max_rcpts_per_transaction = 0;
   /// Reply to MAIL FROM instead of 250 (e.g. "550 5.7.1 Sender rejected").
   std::string mail_reply;
   /// A verb ("EHLO", "MAIL" ...) the peer never answers, holding the
@@ -95,7 +99,7 @@ struct smtp_peer_script {
 /// `listen ADDR:PORT`, `hostname NAME`, `greeting normal|busy|reject|tarpit|
 /// garbage`, `ehlo on|off`, `starttls off|on|required`, `smtputf8 on|off`,
 /// `max-rcpts N`, `mail-reply TEXT...`, `tarpit-on VERB`, `reply-delay MS`,
-/// `drip MS`,
+/// `drip MS`, `max-rcpts-per-transaction N`,
 /// `rcpt PATTERN BEHAVIOUR [MS | TEXT...]` and `default BEHAVIOUR [MS]`,
 /// BEHAVIOUR one of accept, reject, too-many, full, disabled, greylist,
 /// block, drop, garbage, tarpit, custom. Throws std::runtime_error naming the

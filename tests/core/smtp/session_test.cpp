@@ -669,6 +669,62 @@ TEST_SUITE("core.smtp.session.open_ended") {
     CHECK(r.addresses[0].retry_in_new_session());
   }
 
+  TEST_CASE("a 452 to the probe is asked again alone for a server that takes "
+            "one RCPT per transaction, and never decides the address") {
+    auto cfg = config(tls_policy::never);
+    cfg.probe_alone_after_452 = true;
+    auto opening_ann = std::vector<step>{
+        {"220 mx.example.org ESMTP\r\n", "EHLO probe.mailassay.test"},
+        {ehlo_plain, "<need_more>"},
+        {"!give:ann@example.org|zq7@example.org",
+         "MAIL FROM:<verify@mailassay.test>"},
+        {"250 2.1.0 Ok\r\n", "RCPT TO:<ann@example.org>"},
+        {"250 2.1.5 Ok\r\n", "RCPT TO:<zq7@example.org>"},
+        // Consumer Outlook.com's answer to a second RCPT.
+        {"452 4.5.3 Too many recipients (AS780090)\r\n", "RSET"},
+        {"250 2.0.0 Ok\r\n", "MAIL FROM:<verify@mailassay.test>"},
+        {"250 2.1.0 Ok\r\n", "RCPT TO:<zq7@example.org>"}};
+    auto refused =
+        run(cfg, open_ended(),
+            opening_ann +
+                std::vector<step>{
+                    {"550 5.5.0 Requested action not taken: mailbox "
+                     "unavailable\r\n",
+                     "<need_more>"},
+                    {"!give:bob@example.org", "RSET"},
+                    {"250 2.0.0 Ok\r\n", "MAIL FROM:<verify@mailassay.test>"},
+                    {"250 2.1.0 Ok\r\n", "RCPT TO:<bob@example.org>"},
+                    {"250 2.1.5 Ok\r\n", "<need_more>"},
+                    {"!finish", "QUIT"},
+                    {"221 2.0.0 Bye\r\n", "<close>"}});
+    REQUIRE(refused.addresses.size() == 2);
+    CHECK(refused.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(refused.addresses[1].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK(refused.catch_all == false);
+    CHECK(refused.failure == session_failure::none);
+    CHECK(refused.rcpt_sent == 4);
+    // A second 452 to the lone probe: no verdict, the session ends as any
+    // 452 ends it; the address keeps its answer.
+    auto again =
+        run(cfg, open_ended(),
+            opening_ann +
+                std::vector<step>{{"452 4.5.3 Too many recipients\r\n", "QUIT"},
+                                  {"221 2.0.0 Bye\r\n", "<close>"}});
+    REQUIRE(again.addresses.size() == 1);
+    CHECK(again.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK_FALSE(again.catch_all.has_value());
+    // Without the habit (a host of no known provider) the first 452 to the
+    // probe ends the session, as before.
+    auto plain =
+        run(config(tls_policy::never), open_ended(),
+            std::vector<step>(opening_ann.begin(), opening_ann.begin() + 5) +
+                std::vector<step>{{"452 4.5.3 Too many recipients\r\n", "QUIT"},
+                                  {"221 2.0.0 Bye\r\n", "<close>"}});
+    CHECK(plain.addresses[0].rcpt.verdict == rcpt_verdict::accepted);
+    CHECK_FALSE(plain.catch_all.has_value());
+    CHECK(plain.rcpt_sent == 2);
+  }
+
   TEST_CASE("TLS policies are named as the configuration spells them") {
     struct row {
       tls_policy policy;

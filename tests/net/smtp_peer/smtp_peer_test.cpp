@@ -222,6 +222,22 @@ TEST_SUITE("tests.peers.smtp_peer") {
     CHECK(c.command("RCPT TO:<c@x.test>") == 452);
   }
 
+  TEST_CASE("answers 452 after the configured RCPTs per transaction, and "
+            "counts again from each MAIL FROM") {
+    smtp_peer_options o;
+    o.max_rcpts_per_transaction = 1;
+    smtp_peer peer{o};
+    client c{peer};
+    REQUIRE(c.reply());
+    REQUIRE(c.command("EHLO t.test") == 250);
+    REQUIRE(c.command("MAIL FROM:<v@t.test>") == 250);
+    CHECK(c.command("RCPT TO:<a@x.test>") == 250);
+    CHECK(c.command("RCPT TO:<b@x.test>") == 452);
+    CHECK(c.command("RSET") == 250);
+    CHECK(c.command("MAIL FROM:<v@t.test>") == 250);
+    CHECK(c.command("RCPT TO:<b@x.test>") == 250);
+  }
+
   TEST_CASE("greylists until the same pair retries after the delay") {
     smtp_peer peer;
     peer.add_rule({"grey@x.test", smtp_rcpt_behaviour::greylist, 150ms, ""});
@@ -373,6 +389,7 @@ listen 127.0.0.3:2526
 hostname mx.bench.test
 starttls required
 max-rcpts 20
+max-rcpts-per-transaction 1
 drip 10
 tarpit-on DATA
 rcpt ghost@x.test reject
@@ -384,6 +401,7 @@ default full
     CHECK(s.options.port == 2526);
     CHECK(s.options.require_tls);
     CHECK(s.options.max_rcpts_per_session == 20);
+    CHECK(s.options.max_rcpts_per_transaction == 1);
     CHECK(s.options.drip_delay == 10ms);
     CHECK(s.options.tarpit_verb == "DATA");
     REQUIRE(s.rules.size() == 3);
