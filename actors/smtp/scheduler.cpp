@@ -615,6 +615,10 @@ scheduler_fn(self_ptr self, scheduler_config config,
         st.config.max_rcpts_per_session = p.max_rcpts_per_session;
         st.config.provider_limits = p.provider_limits;
         st.parts.slots->reconfigure(limits_config(st.config), now_ms(self));
+        // Routes planned before the reload take the new RCPT cap too.
+        for (auto& [key, rt] : st.routes)
+          if (rt.plan)
+            rt.plan->set_max_rcpts_per_session(p.max_rcpts_per_session);
         // Routes waiting for a slot may fit now.
         std::vector<std::string> hosts;
         for (auto& [host, q] : st.host_queues)
