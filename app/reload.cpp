@@ -5,6 +5,7 @@
 #include "actors/rate_limiter.hpp"
 #include "actors/smtp/scheduler.hpp"
 #include "app/app.hpp"
+#include "config/risk_files.hpp"
 #include "log/log.hpp"
 
 namespace mailassay::app {
@@ -34,6 +35,20 @@ reload_report reload(const std::optional<std::string>& file,
     log::event(log::level::warn, "config_reload_refused",
                {{"why", r.why}, {"kept", "every setting as it was"}});
     return r;
+  }
+  // Per-provider limits name providers of the table the new settings
+  // point at (read again: it may have changed too).
+  if (!next->smtp.provider_limits.empty()) {
+    auto table = config::load_provider_table(next->risk);
+    auto ok = table ? config::check_provider_limits(next->smtp, **table)
+                    : core::expected<core::unit>{table.error_value()};
+    if (!ok) {
+      r.refused = true;
+      r.why = ok.error_value().message;
+      log::event(log::level::warn, "config_reload_refused",
+                 {{"why", r.why}, {"kept", "every setting as it was"}});
+      return r;
+    }
   }
   auto& cur = *t.current;
   bool smtp = false;

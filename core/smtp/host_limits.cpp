@@ -77,6 +77,20 @@ parse_provider_limits(const std::vector<std::string>& entries) {
   return out;
 }
 
+std::vector<std::string> unknown_providers(
+    const std::map<std::string, budget_override, std::less<>>& overrides,
+    const provider::table& known) {
+  constexpr std::string_view prefix = "provider:";
+  std::vector<std::string> out;
+  for (const auto& [key, o] : overrides) {
+    auto name = std::string_view{key}.substr(prefix.size());
+    const auto& names = known.names();
+    if (!std::binary_search(names.begin(), names.end(), name))
+      out.emplace_back(name);
+  }
+  return out;
+}
+
 host_limits::host_limits(host_limits_config config)
     : config_(std::move(config)) {}
 

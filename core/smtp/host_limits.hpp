@@ -64,6 +64,13 @@ std::string budget_key(std::string_view host, const provider::table* providers);
 expected<std::map<std::string, budget_override, std::less<>>>
 parse_provider_limits(const std::vector<std::string>& entries);
 
+/// Returns the provider names of `overrides` (keys "provider:<name>") that
+/// `known` does not hold, in order: an override no MX host can ever use is
+/// a typo the operator is told of (at start and at reload).
+std::vector<std::string> unknown_providers(
+    const std::map<std::string, budget_override, std::less<>>& overrides,
+    const provider::table& known);
+
 /// The answer to a request to open a session.
 struct admission {
   /// The session may open now; it holds a slot until `close`.

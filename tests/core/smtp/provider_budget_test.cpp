@@ -78,4 +78,15 @@ TEST_SUITE("core.smtp.provider_budget") {
     slots.close("provider:google", now);
     CHECK(slots.try_open("provider:google", now).granted);
   }
+
+  TEST_CASE("overrides naming a provider the table does not know are "
+            "named, in order") {
+    auto t = google_table();
+    auto o = smtp::parse_provider_limits({"google=1", "zzz=2", "gogle=3"});
+    REQUIRE(o.has_value());
+    CHECK(smtp::unknown_providers(*o, t) ==
+          std::vector<std::string>{"gogle", "zzz"});
+    auto fine = smtp::parse_provider_limits({"google=1", "mimecast=/2"});
+    CHECK(smtp::unknown_providers(*fine, t).empty());
+  }
 }
