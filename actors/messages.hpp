@@ -16,6 +16,7 @@
 #include "actors/validation/result.hpp"
 #include "core/base/expected.hpp"
 #include "core/dns/route.hpp"
+#include "core/smtp/host_limits.hpp"
 #include "core/smtp/outcome.hpp"
 #include "core/smtp/session.hpp"
 #include "core/smtp/target.hpp"
@@ -160,6 +161,9 @@ struct scheduler_politeness {
   std::int64_t connections_per_second_per_host = 2;
   /// RCPT commands per session.
   std::size_t max_rcpts_per_session = 20;
+  /// Per-provider limits, keyed "provider:<name>" (issue #30).
+  std::map<std::string, core::smtp::budget_override, std::less<>>
+      provider_limits;
 };
 
 /// Drops the result cache's answers whose TTL passed (the retention

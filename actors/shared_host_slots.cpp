@@ -261,10 +261,14 @@ core::smtp::admission shared_host_slots::try_open(std::string_view host_view,
   core::smtp::admission a;
   std::string host{host_view};
   std::string member;
+  // The budget's own limits: a provider's override, else the per-host
+  // values (issue #30).
+  core::smtp::budget_limits limits;
   {
     auto& st = *state_;
     std::lock_guard guard{st.mtx};
-    if (st.config.max_sessions == 0 && st.config.connections_per_second == 0) {
+    limits = st.config.limits_of(host);
+    if (limits.max_sessions == 0 && limits.connections_per_second == 0) {
       a.granted = true; // no limits: nothing to share
       return a;
     }
@@ -304,8 +308,8 @@ core::smtp::admission shared_host_slots::try_open(std::string_view host_view,
   auto& st = *state_;
   st.redis->eval(
       st.acquire, {st.slots_key(host), st.rate_key(host)},
-      {member, std::to_string(st.config.max_sessions),
-       std::to_string(st.config.connections_per_second),
+      {member, std::to_string(limits.max_sessions),
+       std::to_string(limits.connections_per_second),
        std::to_string(st.lease.count())},
       [weak = std::weak_ptr<state>(state_), redis = st.redis, host,
        key = st.slots_key(host), member](const redisReply* r) {

@@ -14,6 +14,10 @@ resolver_or_exit(const config::settings& cfg) {
     std::cerr << "mailassay: " << providers.error_value().message << "\n";
     std::exit(2);
   }
+  if (auto ok = config::check_provider_limits(cfg.smtp, **providers); !ok) {
+    std::cerr << "mailassay: " << ok.error_value().message << "\n";
+    std::exit(2);
+  }
   net::dns_resolver_config dns;
   dns.providers = std::move(*providers);
   dns.servers = cfg.dns.servers;

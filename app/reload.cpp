@@ -5,6 +5,7 @@
 #include "actors/rate_limiter.hpp"
 #include "actors/smtp/scheduler.hpp"
 #include "app/app.hpp"
+#include "config/risk_files.hpp"
 #include "log/log.hpp"
 
 namespace mailassay::app {
@@ -35,6 +36,20 @@ reload_report reload(const std::optional<std::string>& file,
                {{"why", r.why}, {"kept", "every setting as it was"}});
     return r;
   }
+  // Per-provider limits name providers of the table the new settings
+  // point at (read again: it may have changed too).
+  if (!next->smtp.provider_limits.empty()) {
+    auto table = config::load_provider_table(next->risk);
+    auto ok = table ? config::check_provider_limits(next->smtp, **table)
+                    : core::expected<core::unit>{table.error_value()};
+    if (!ok) {
+      r.refused = true;
+      r.why = ok.error_value().message;
+      log::event(log::level::warn, "config_reload_refused",
+                 {{"why", r.why}, {"kept", "every setting as it was"}});
+      return r;
+    }
+  }
   auto& cur = *t.current;
   bool smtp = false;
   bool level = cur.log.level != next->log.level;
@@ -61,6 +76,9 @@ reload_report reload(const std::optional<std::string>& file,
         cur.smtp.connections_per_second_per_host;
     p.max_rcpts_per_session =
         static_cast<std::size_t>(std::max(1, cur.smtp.max_rcpts_per_session));
+    if (auto limits =
+            core::smtp::parse_provider_limits(cur.smtp.provider_limits))
+      p.provider_limits = std::move(*limits);
     if (!t.scheduler->reconfigure(p)) {
       r.failure = "the SMTP scheduler did not answer in 10 s";
       log::event(log::level::error, "config_reload_failed",

@@ -299,7 +299,8 @@ std::string label_value(std::string_view v) {
 // series appear as hosts are used.
 void add_smtp_gauges(http::metrics& stats,
                      const actors::smtp::scheduler* scheduler,
-                     const actors::credits::ledger_counters& ledger) {
+                     const actors::credits::ledger_counters& ledger,
+                     std::shared_ptr<const core::provider::table> providers) {
   auto* l = &ledger;
   auto counter = [&stats](std::string name, std::string help, auto* value) {
     stats.add_gauge(std::move(name), std::move(help),
@@ -386,6 +387,28 @@ void add_smtp_gauges(http::metrics& stats,
   stats.add_gauge_family("mailassay_smtp_host_sessions_peak",
                          "Most SMTP sessions open at once per MX host.",
                          per_host(&actors::smtp::host_counters::peak));
+  // Per provider (issue #30): every name of the table and "none", whatever
+  // hosts come and go, so the series stay bounded.
+  stats.add_gauge_family(
+      "mailassay_smtp_provider_sessions_open",
+      "SMTP sessions open per mail provider (its MX hosts share one budget; "
+      "none: hosts of no known provider).",
+      [sched, providers] {
+        std::map<std::string, double> open;
+        if (providers)
+          for (const auto& name : providers->names())
+            open[name] = 0;
+        open["none"] = 0;
+        for (const auto& [host, h] : sched->hosts_in_use()) {
+          const auto* p = providers ? providers->find(host) : nullptr;
+          open[p ? p->name : std::string{"none"}] +=
+              static_cast<double>(h.open);
+        }
+        std::vector<std::pair<std::string, double>> out;
+        for (const auto& [name, n] : open)
+          out.emplace_back("provider=\"" + label_value(name) + "\"", n);
+        return out;
+      });
   stats.add_gauge("mailassay_smtp_hosts_untracked",
                   "MX hosts left out of the per-host series because every "
                   "place was held by a host with a session open.",
@@ -609,7 +632,9 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
         core::smtp::host_limits_config{
             static_cast<std::size_t>(
                 std::max(0, cfg.smtp.max_sessions_per_host)),
-            cfg.smtp.connections_per_second_per_host});
+            cfg.smtp.connections_per_second_per_host,
+            core::smtp::parse_provider_limits(cfg.smtp.provider_limits)
+                .value()});
     slots_counters = host_slots->counters();
   }
   auto validator = validator_or_exit(cfg);
@@ -635,8 +660,8 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   // The distinct-address counts keep a keyed hash under a key derived from
   // the server key (the same in every process, so counts agree).
   actors::usage_recorder_settings usage_cfg;
-  usage_cfg.address_key = security::hmac_sha256(
-      cfg.webhooks.secret_key, "mailassay usage address hash");
+  usage_cfg.address_key = security::hmac_sha256(cfg.webhooks.secret_key,
+                                                "mailassay usage address hash");
   actors::usage_recorder usage{sys, actors::storage_usage_sink(pool),
                                usage_cfg};
   actors::rate_limiter_options limiter_opts;
@@ -743,7 +768,8 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
       [&usage] { return static_cast<double>(usage.gauges().pending.load()); });
   add_pool_gauges(stats, "validation", validation.size(), validation.gauges());
   add_dns_gauges(stats, validator);
-  add_smtp_gauges(stats, scheduler.get(), *ledger_counters);
+  add_smtp_gauges(stats, scheduler.get(), *ledger_counters,
+                  validator->resolver().providers());
   // The egress self-audit, on a thread of its own (it blocks), only when
   // SMTP probing is on: it checks what makes every probe's answer unknown.
   std::unique_ptr<actors::egress_monitor> egress;

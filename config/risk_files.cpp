@@ -1,5 +1,7 @@
 #include "config/risk_files.hpp"
 
+#include "core/smtp/host_limits.hpp"
+
 #include <fstream>
 #include <iterator>
 
@@ -71,6 +73,28 @@ load_provider_table(const risk_settings& cfg) {
     return core::make_error(core::errc::bad_request,
                             path + ": " + table.error_value().message);
   return std::make_shared<const core::provider::table>(std::move(*table));
+}
+
+core::expected<core::unit>
+check_provider_limits(const smtp_settings& smtp,
+                      const core::provider::table& known) {
+  auto limits = core::smtp::parse_provider_limits(smtp.provider_limits);
+  if (!limits)
+    return std::move(limits).error_value();
+  auto unknown = core::smtp::unknown_providers(*limits, known);
+  if (unknown.empty())
+    return core::unit{};
+  auto list = [](const std::vector<std::string>& xs) {
+    std::string out;
+    for (const auto& x : xs)
+      out += (out.empty() ? "" : ", ") + x;
+    return out;
+  };
+  return core::make_error(
+      core::errc::bad_request,
+      "smtp.provider_limits names a provider the provider table does not "
+      "know: " +
+          list(unknown) + " (known: " + list(known.names()) + ")");
 }
 
 } // namespace mailassay::config

@@ -21,4 +21,11 @@ load_risk_lists(const risk_settings& cfg);
 core::expected<std::shared_ptr<const core::provider::table>>
 load_provider_table(const risk_settings& cfg);
 
+/// Refuses per-provider limits (`smtp.provider_limits`) that do not parse
+/// or that name a provider `known` does not hold (errc::bad_request saying
+/// which, and the names it knows).
+core::expected<core::unit>
+check_provider_limits(const smtp_settings& smtp,
+                      const core::provider::table& known);
+
 } // namespace mailassay::config

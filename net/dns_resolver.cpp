@@ -162,6 +162,11 @@ struct dns_resolver::impl {
   std::atomic<std::uint64_t> cache_joins{0};
 };
 
+const std::shared_ptr<const core::provider::table>&
+dns_resolver::providers() const {
+  return impl_->config.providers;
+}
+
 dns_resolver::dns_resolver(std::unique_ptr<impl> self)
     : impl_(std::move(self)) {}
 

@@ -71,6 +71,9 @@ public:
   static core::expected<std::unique_ptr<dns_resolver>>
   create(dns_resolver_config config);
 
+  /// The provider table routes are named from (issue #30); may be empty.
+  const std::shared_ptr<const core::provider::table>& providers() const;
+
   /// Shuts down (see `shutdown`).
   ~dns_resolver();
 

@@ -70,6 +70,8 @@ struct caller {
 struct session_ref {
   std::string route;
   std::string host;
+  /// The budget it holds a slot of: its host, or its provider (issue #30).
+  std::string slot;
 };
 
 struct scheduler_state {
@@ -90,6 +92,17 @@ struct scheduler_state {
 };
 
 using self_ptr = scheduler_actor::stateful_pointer<scheduler_state>;
+
+// The budget a session to `host` draws from: its provider's when the table
+// names one, so that all MX hosts of a provider share it; else the host's.
+std::string slot_of(const scheduler_state& st, const std::string& host) {
+  return core::smtp::budget_key(host, st.config.providers.get());
+}
+
+core::smtp::host_limits_config limits_config(const scheduler_config& c) {
+  return {c.max_sessions_per_host, c.connections_per_second_per_host,
+          c.provider_limits};
+}
 
 // The actor system's clock: real time in the service, the test's time
 // under CAF's deterministic scheduler.
@@ -172,7 +185,7 @@ void start_session(self_ptr self, const std::string& key, route_state& rt,
   const auto& target = rt.plan->targets()[wish.target];
   auto id = ++st.next_session;
   rt.plan->opened(id, wish, now);
-  st.sessions[id] = {key, target.host};
+  st.sessions[id] = {key, target.host, slot_of(st, target.host)};
   host_opened(*st.counters, target.host, now);
   session_spec spec;
   spec.id = id;
@@ -190,12 +203,12 @@ void start_session(self_ptr self, const std::string& key, route_state& rt,
                         caf::actor_cast<scheduler_actor>(self));
 }
 
-// A host has no free slot: an idle session of another route that lingers
-// for work gives its slot up.
-void evict_lingering(self_ptr self, const std::string& host) {
+// A budget (a host, or a provider) has no free slot: an idle session of
+// another route that lingers for work gives its slot up.
+void evict_lingering(self_ptr self, const std::string& slot) {
   auto& st = self->state;
   for (auto& [id, ref] : st.sessions) {
-    if (ref.host != host)
+    if (ref.slot != slot)
       continue;
     auto r = st.routes.find(ref.route);
     if (r == st.routes.end() || !r->second.plan)
@@ -239,7 +252,7 @@ void open_sessions(self_ptr self, const std::string& key, route_state& rt,
   if (rt.queued)
     return;
   while (auto wish = rt.plan->want_session(now)) {
-    const auto& host = rt.plan->targets()[wish->target].host;
+    auto host = slot_of(st, rt.plan->targets()[wish->target].host);
     auto q = st.host_queues.find(host);
     if (q != st.host_queues.end() && !q->second.empty())
       return enqueue(self, key, rt, host);
@@ -270,7 +283,8 @@ void pump(self_ptr self, const std::string& host) {
     std::optional<core::smtp::session_wish> wish;
     if (r != st.routes.end() && r->second.plan)
       wish = r->second.plan->want_session(now);
-    if (!wish || r->second.plan->targets()[wish->target].host != host) {
+    if (!wish ||
+        slot_of(st, r->second.plan->targets()[wish->target].host) != host) {
       q->second.pop_front();
       if (r != st.routes.end()) {
         r->second.queued = false;
@@ -506,9 +520,8 @@ scheduler_fn(self_ptr self, scheduler_config config,
              std::shared_ptr<scheduler_counters> counters) {
   auto& st = self->state;
   if (!parts.slots)
-    parts.slots = std::make_unique<core::smtp::host_limits>(
-        core::smtp::host_limits_config{config.max_sessions_per_host,
-                                       config.connections_per_second_per_host});
+    parts.slots =
+        std::make_unique<core::smtp::host_limits>(limits_config(config));
   if (!parts.catch_all)
     parts.catch_all = std::make_unique<core::smtp::catch_all_cache>(
         std::chrono::duration_cast<millis>(config.catch_all_ttl),
@@ -545,7 +558,7 @@ scheduler_fn(self_ptr self, scheduler_config config,
           st.parts.runner->finish(e.session);
           return;
         }
-        auto host = s->second.host;
+        auto host = s->second.slot;
         r->second.plan->on_idle(e.session, e.so_far, now_ms(self), e.first);
         drive(self, s->second.route);
         // Routes wait for this host: an idle session with nothing more to
@@ -562,14 +575,14 @@ scheduler_fn(self_ptr self, scheduler_config config,
         auto ref = std::move(s->second);
         st.sessions.erase(s);
         auto now = now_ms(self);
-        st.parts.slots->close(ref.host, now);
+        st.parts.slots->close(ref.slot, now);
         host_closed(*st.counters, ref.host, e.report.result.rcpt_sent, now);
         auto r = st.routes.find(ref.route);
         if (r != st.routes.end() && r->second.plan) {
           r->second.plan->on_closed(e.session, e.report, now);
           drive(self, ref.route);
         }
-        pump(self, ref.host);
+        pump(self, ref.slot);
       },
       [self](mx_addresses& a) {
         auto& st = self->state;
@@ -600,10 +613,12 @@ scheduler_fn(self_ptr self, scheduler_config config,
         st.config.connections_per_second_per_host =
             p.connections_per_second_per_host;
         st.config.max_rcpts_per_session = p.max_rcpts_per_session;
-        st.parts.slots->reconfigure(
-            core::smtp::host_limits_config{p.max_sessions_per_host,
-                                           p.connections_per_second_per_host},
-            now_ms(self));
+        st.config.provider_limits = p.provider_limits;
+        st.parts.slots->reconfigure(limits_config(st.config), now_ms(self));
+        // Routes planned before the reload take the new RCPT cap too.
+        for (auto& [key, rt] : st.routes)
+          if (rt.plan)
+            rt.plan->set_max_rcpts_per_session(p.max_rcpts_per_session);
         // Routes waiting for a slot may fit now.
         std::vector<std::string> hosts;
         for (auto& [host, q] : st.host_queues)
@@ -696,6 +711,9 @@ scheduler_config make_scheduler_config(const config::smtp_settings& s,
   c.connections_per_second_per_host = s.connections_per_second_per_host;
   c.max_rcpts_per_session =
       static_cast<std::size_t>(std::max(1, s.max_rcpts_per_session));
+  // Checked when the settings were loaded.
+  if (auto limits = core::smtp::parse_provider_limits(s.provider_limits))
+    c.provider_limits = std::move(*limits);
   c.share_sessions = s.share_sessions;
   c.session_linger = std::chrono::milliseconds{s.session_linger_ms};
   c.result_cache_ttl = std::chrono::seconds{s.result_cache_seconds};
@@ -735,6 +753,10 @@ scheduler::create(caf::actor_system& sys, scheduler_config config,
   auto policy = core::smtp::target_policy::parse(config.allow_private_targets);
   if (!policy)
     return std::move(policy).error_value();
+  // The MX hosts of one provider share a budget: the resolver's table
+  // names them (issue #30).
+  if (resolver && !config.providers)
+    config.providers = resolver->providers();
   net::smtp_client_config cc;
   cc.io_threads = config.io_threads;
   cc.policy = *policy;

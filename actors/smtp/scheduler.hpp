@@ -94,6 +94,14 @@ struct scheduler_config {
   std::int64_t connections_per_second_per_host = 2;
   /// RCPT commands per session (catch-all probes included).
   std::size_t max_rcpts_per_session = 20;
+  /// Names the provider of an MX host, so that all MX hosts of one
+  /// provider share one session and connection budget (issue #30,
+  /// `core::smtp::budget_key`); empty: each host has its own, as before.
+  std::shared_ptr<const core::provider::table> providers;
+  /// Per-provider limits (`smtp.provider_limits`), keyed
+  /// "provider:<name>"; a provider without one takes the per-host values.
+  std::map<std::string, core::smtp::budget_override, std::less<>>
+      provider_limits;
   /// Concurrent callers of one domain share its sessions, and identical
   /// addresses in flight are asked once. False: every caller gets its own
   /// sessions (the behaviour before sharing; for comparison).

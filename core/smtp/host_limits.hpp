@@ -5,26 +5,71 @@
 // provider does not look like (or become) a flood. Pure: the caller passes
 // the time and queues whoever is refused.
 
+#include "core/base/expected.hpp"
 #include "core/limits/token_bucket.hpp"
+#include "core/provider/table.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace mailassay::core::smtp {
 
-/// Limits applied to every MX host.
+/// One provider's own limits (issue #30); an unset value takes the
+/// per-host default.
+struct budget_override {
+  std::optional<std::size_t> max_sessions;
+  std::optional<std::int64_t> connections_per_second;
+
+  /// Compares both values.
+  friend bool operator==(const budget_override&,
+                         const budget_override&) = default;
+};
+
+/// The limits of one budget.
+struct budget_limits {
+  std::size_t max_sessions = 4;
+  std::int64_t connections_per_second = 0;
+};
+
+/// Limits applied to every MX host, or to every provider as a whole.
 struct host_limits_config {
   /// Sessions open at once per host; 0: unlimited.
   std::size_t max_sessions = 4;
   /// New connections per second per host (burst of the same size); 0:
   /// unlimited.
   std::int64_t connections_per_second = 0;
+  /// Overrides by budget key (`budget_key`: "provider:<name>").
+  std::map<std::string, budget_override, std::less<>> overrides;
+
+  /// Returns the limits of budget `key`: its override, else the defaults.
+  budget_limits limits_of(std::string_view key) const;
 };
+
+/// Returns the key of the budget a session to MX host `host` draws from
+/// (issue #30): "provider:<name>" when `providers` names the host's
+/// provider, so that all MX hosts of one provider share one budget; else
+/// the host itself, as before. A host name never holds ':'.
+std::string budget_key(std::string_view host, const provider::table* providers);
+
+/// Parses per-provider limits, entries "name=sessions[/per_second]" (e.g.
+/// "google=2/5", "yahoo=1", "outlook=/1"), into overrides keyed
+/// "provider:<name>". A malformed entry -> errc::bad_request naming it.
+expected<std::map<std::string, budget_override, std::less<>>>
+parse_provider_limits(const std::vector<std::string>& entries);
+
+/// Returns the provider names of `overrides` (keys "provider:<name>") that
+/// `known` does not hold, in order: an override no MX host can ever use is
+/// a typo the operator is told of (at start and at reload).
+std::vector<std::string> unknown_providers(
+    const std::map<std::string, budget_override, std::less<>>& overrides,
+    const provider::table& known);
 
 /// The answer to a request to open a session.
 struct admission {

@@ -34,6 +34,14 @@ route_plan::route_plan(std::vector<probe_target> targets, std::size_t blocked,
       rcpt_cap_(std::max<std::size_t>(1, settings_.max_rcpts_per_session)),
       catch_all_(known_catch_all) {}
 
+void route_plan::set_max_rcpts_per_session(std::size_t n) {
+  auto configured = std::max<std::size_t>(1, settings_.max_rcpts_per_session);
+  bool learned = rcpt_cap_ < configured;
+  settings_.max_rcpts_per_session = n;
+  auto cap = std::max<std::size_t>(1, n);
+  rcpt_cap_ = learned ? std::min(rcpt_cap_, cap) : cap;
+}
+
 void route_plan::add(std::string address, route_waiter waiter, millis now) {
   auto it = entries_.find(address);
   if (it != entries_.end()) {

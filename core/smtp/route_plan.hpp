@@ -230,6 +230,11 @@ public:
   /// Returns the route's counts.
   route_counts counts() const;
 
+  /// A reload's new `max_rcpts_per_session` (issue #29): the route applies
+  /// it from its next RCPT on, unless a server already taught it a lower
+  /// cap (a 452), which stays.
+  void set_max_rcpts_per_session(std::size_t n);
+
   /// Returns the RCPT cap the route applies now (lowered by a 452).
   std::size_t rcpt_cap() const { return rcpt_cap_; }
 

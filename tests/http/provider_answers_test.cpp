@@ -3,6 +3,7 @@
 // each provider answers"): the status, the reason, the SMTP facts and the
 // provider of every answer.
 #include "tests/http/smtp_service.hpp"
+#include "tests/support/wait.hpp"
 
 #include <doctest/doctest.h>
 
@@ -224,5 +225,31 @@ TEST_SUITE("api.smtp.providers") {
     CHECK(rcpts_at(env.mx, "ymail.test") == 2);
     // A host of no provider is probed as before: the address and the probe.
     CHECK(rcpts_at(env.mx, "plain.test") == 2);
+  }
+
+  TEST_CASE("/metrics counts sessions open per provider, one series per "
+            "name of the table and none") {
+    provider_env env;
+    CHECK(env.validate("ann@contoso.test")["status"] == "valid");
+    auto text = env.a->call("GET", "/metrics").body;
+    const std::string family = "mailassay_smtp_provider_sessions_open{";
+    std::vector<std::string> labels;
+    for (auto at = text.find("\n" + family); at != std::string::npos;
+         at = text.find("\n" + family, at + 1)) {
+      auto start = at + 1 + family.size();
+      labels.push_back(text.substr(start, text.find('}', start) - start));
+    }
+    std::sort(labels.begin(), labels.end());
+    CHECK(labels == std::vector<std::string>{
+                        "provider=\"google\"", "provider=\"microsoft365\"",
+                        "provider=\"mimecast\"", "provider=\"none\"",
+                        "provider=\"outlook\"", "provider=\"proofpoint\"",
+                        "provider=\"yahoo\""});
+    // Its session lingers for more work, then ends: the budget is free.
+    CHECK(eventually(
+        [&] {
+          return env.a->metric(family + "provider=\"microsoft365\"}") == 0;
+        },
+        std::chrono::milliseconds(10000)));
   }
 }

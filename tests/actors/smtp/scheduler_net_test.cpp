@@ -720,6 +720,58 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     CHECK(fx.p->hosts_in_use()["mx.busy.test"].peak == 2);
   }
 
+  // Issue #30: two MX hosts of one provider (their names end in
+  // prov.test, which the test's own table maps to "google") are one
+  // budget. Both names lead to one SMTP peer, so its peak of dialogues at
+  // once is the provider's peak.
+  void provider_budget_case(std::size_t expected_peak,
+                            std::vector<std::string> limits) {
+    fixture fx;
+    smtp_peer_options o;
+    o.reply_delay = 20ms;
+    auto& peer = fx.mx("mx1.prov.test", "127.0.0.118", o);
+    fx.dns.add_a("mx2.prov.test", "127.0.0.118");
+    auto c = fx.config();
+    c.max_sessions_per_host = 2;
+    c.max_rcpts_per_session = 5;
+    auto table = core::provider::table::parse("prov.test google mailbox\n");
+    REQUIRE(table.has_value());
+    c.providers =
+        std::make_shared<const core::provider::table>(std::move(*table));
+    auto parsed = core::smtp::parse_provider_limits(limits);
+    REQUIRE(parsed.has_value());
+    c.provider_limits = std::move(*parsed);
+    fx.start(c);
+    // 200 distinct addresses at two domains, one per MX host, all at once.
+    std::vector<std::string> one, two;
+    for (int i = 0; i < 100; ++i) {
+      one.push_back(at("a", i, "one.test"));
+      two.push_back(at("b", i, "two.test"));
+    }
+    auto f1 = fx.start_probe("one.test", one, {"mx1.prov.test"}, 20000ms);
+    auto f2 = fx.start_probe("two.test", two, {"mx2.prov.test"}, 20000ms);
+    REQUIRE(f1.wait_for(30s) == std::future_status::ready);
+    REQUIRE(f2.wait_for(30s) == std::future_status::ready);
+    for (auto* f : {&f1, &f2})
+      for (auto& a : f->get().addresses) {
+        CAPTURE(a.address);
+        CHECK(a.rcpt.verdict == rcpt_verdict::accepted);
+      }
+    CHECK(peer.peak_dialogues() <= expected_peak);
+    // 200 addresses at 5 a session keep the budget full.
+    CHECK(peer.peak_dialogues() == expected_peak);
+  }
+
+  TEST_CASE("all MX hosts of one provider share the per-host budget "
+            "(issue #30)") {
+    provider_budget_case(2, {});
+  }
+
+  TEST_CASE("a per-provider override sets the provider's budget "
+            "(issue #30)") {
+    provider_budget_case(3, {"google=3", "yahoo=1/1"});
+  }
+
   TEST_CASE("spaces new connections per host by the configured rate") {
     fixture fx;
     auto& peer = fx.mx("mx.rate.test", "127.0.0.117");

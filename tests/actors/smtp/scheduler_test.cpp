@@ -343,6 +343,32 @@ TEST_SUITE("actors.smtp.scheduler") {
     CHECK(fx.host_table()["mx.d.test"].open == 1);
   }
 
+  TEST_CASE("a reloaded RCPT cap reaches a route that exists already "
+            "(issue #29)") {
+    fixture fx;
+    auto c = fixture::config();
+    c.max_sessions_per_host = 1;
+    c.max_rcpts_per_session = 2;
+    fx.start(c);
+    for (int i = 0; i < 40; ++i)
+      fx.ask(user(i));
+    REQUIRE(fx.runner->opened.size() == 1);
+    run_accepting(fx, fx.runner->opened[0].id);
+    CHECK(fx.asked(fx.runner->opened[0].id).size() == 2);
+    bool applied = false;
+    fx.sys->spawn([&applied, s = fx.scheduler](caf::event_based_actor* self) {
+      self->request(s, caf::infinite,
+                    actors::smtp::scheduler_politeness{1, 0, 5})
+          .then([&applied](bool ok) { applied = ok; });
+    });
+    fx.sched->run();
+    REQUIRE(applied);
+    // The same route's next session takes five.
+    REQUIRE(fx.runner->opened.size() == 2);
+    run_accepting(fx, fx.runner->opened[1].id);
+    CHECK(fx.asked(fx.runner->opened[1].id).size() == 5);
+  }
+
   TEST_CASE("a caller's deadline ends its wait; a tarpit never holds up "
             "another domain") {
     fixture fx;

@@ -268,6 +268,20 @@ TEST_SUITE("core.smtp.route_plan") {
     REQUIRE(w.has_value());
   }
 
+  TEST_CASE("a reloaded RCPT cap reaches a route planned before it, but "
+            "never lifts a cap a server taught") {
+    auto cfg = settings();
+    cfg.max_rcpts_per_session = 20;
+    route_plan p{targets(1), 0, cfg, false};
+    CHECK(p.rcpt_cap() == 20);
+    p.set_max_rcpts_per_session(5);
+    CHECK(p.rcpt_cap() == 5);
+    p.set_max_rcpts_per_session(30);
+    CHECK(p.rcpt_cap() == 30);
+    p.set_max_rcpts_per_session(0);
+    CHECK(p.rcpt_cap() == 1);
+  }
+
   TEST_CASE("a 452 mid-session moves the address to the next session and "
             "caps the route at what the server took") {
     auto cfg = settings();
@@ -292,6 +306,9 @@ TEST_SUITE("core.smtp.route_plan") {
         p.on_closed(10, ended(r.r), t0);
       }
     }
+    CHECK(p.rcpt_cap() == 2);
+    // A reload to a higher cap keeps what the server took.
+    p.set_max_rcpts_per_session(50);
     CHECK(p.rcpt_cap() == 2);
     auto s = p.step(t0);
     CHECK(s.answers.empty()); // u1, u2 were answered before
