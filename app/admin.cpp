@@ -65,11 +65,25 @@ int admin_grant_credits(const config::settings& cfg, const std::string& org,
     return 2;
   }
   auto db = open_or_exit(cfg);
-  auto b = db->add_credits(org, amount, "grant", reason, unix_now());
+  auto now = unix_now();
+  auto b = db->add_credits(org, amount, "grant", reason, now);
   if (!b) {
     std::cerr << "mailassay: " << b.error_value().message << "\n";
     return 1;
   }
+  // The operator at the server granted them (docs/privacy.md, "Audit log").
+  core::account::audit_entry e;
+  e.organization_id = org;
+  e.at = now;
+  e.action = "credits.granted";
+  e.actor_type = core::account::audit_actor::operator_cli;
+  e.actor_id = "cli";
+  e.target = org;
+  e.details = nlohmann::json{{"amount", amount}, {"reason", reason}}.dump();
+  if (auto ok = db->record_audit(e); !ok)
+    std::cerr << "mailassay: the credits were granted, but the audit log "
+                 "did not record it: "
+              << ok.error_value().message << "\n";
   std::cout << nlohmann::json{{"organizationId", b->organization_id},
                               {"balance", b->balance},
                               {"consumed", b->consumed}}

@@ -21,6 +21,7 @@ void with_storage(call c, F f) {
     if (!ctx.db)
       return c.ex->fail(ctx.open_error);
     auto env = ctx.env(c.svc->now());
+    env.client_ip = c.req().client_ip;
     f(env);
   }});
 }
@@ -130,6 +131,7 @@ void handle_update_organization(call c);
 void handle_export_organization(call c);
 void handle_delete_organization(call c);
 void handle_list_members(call c);
+void handle_audit_log(call c);
 void handle_add_member(call c);
 void handle_update_member(call c);
 void handle_remove_member(call c);

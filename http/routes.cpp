@@ -23,6 +23,7 @@ const std::vector<route>& routes() {
     {"DELETE", "/v2/organization", handle_delete_organization},
     {"GET", "/v2/organization/export", handle_export_organization},
     {"GET", "/v2/organization/members", handle_list_members},
+    {"GET", "/v2/audit-log", handle_audit_log, "limit,before,action"},
     {"POST", "/v2/organization/members", handle_add_member},
     {"PATCH", "/v2/organization/members/:userId", handle_update_member},
     {"DELETE", "/v2/organization/members/:userId", handle_remove_member},

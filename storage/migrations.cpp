@@ -294,6 +294,30 @@ const std::vector<migration>& all_migrations() {
            "CREATE INDEX webhook_deliveries_pending_by_organization "
            "ON webhook_deliveries (organization_id) WHERE status = 'pending'",
        }},
+      {12,
+       "audit log",
+       {
+           // Who changed what in an organization (docs/privacy.md, "Audit
+           // log"); goes with the organization and follows its retention.
+           R"(CREATE TABLE audit_log (
+            id {serial},
+            organization_id TEXT NOT NULL
+              REFERENCES organizations (id) ON DELETE CASCADE,
+            at BIGINT NOT NULL,
+            action TEXT NOT NULL,
+            actor_type TEXT NOT NULL
+              CHECK (actor_type IN ('user', 'api_key', 'operator')),
+            actor_id TEXT NOT NULL,
+            target TEXT NOT NULL DEFAULT '',
+            ip TEXT NOT NULL DEFAULT '',
+            details TEXT NOT NULL DEFAULT '{}',
+            occurrences BIGINT NOT NULL DEFAULT 1
+              CHECK (occurrences >= 1)))",
+           "CREATE INDEX audit_log_by_organization "
+           "ON audit_log (organization_id, id)",
+           // The retention sweep's question: entries older than a cutoff.
+           "CREATE INDEX audit_log_by_time ON audit_log (organization_id, at)",
+       }},
   };
   return list;
 }

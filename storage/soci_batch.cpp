@@ -633,13 +633,19 @@ expected<std::int64_t>
 soci_store::erase_expired_batch_results(const std::string& organization_id,
                                         std::int64_t cutoff, std::int64_t now,
                                         std::int64_t limit) {
+  long long audit_rows = 0;
   auto erased = run<std::int64_t>(false, [&] {
-    return erase_due_batch_jobs(organization_id, cutoff, now, limit);
+    auto jobs = erase_due_batch_jobs(organization_id, cutoff, now, limit);
+    // The organization's audit entries follow its retention too.
+    soci::statement st =
+        (sql_.prepare << "DELETE FROM audit_log WHERE organization_id = :o "
+                         "AND at <= :c",
+         use(organization_id), use(cutoff));
+    st.execute(true);
+    audit_rows = st.get_affected_rows();
+    return jobs;
   });
-  // MERGE POINT (issue #32, item 5): the organization's audit entries
-  // older than `cutoff` are erased here too (store.hpp), and counted in
-  // whether the WAL needs its checkpoint.
-  if (erased && *erased > 0)
+  if (erased && (*erased > 0 || audit_rows > 0))
     after_erase();
   return erased;
 }

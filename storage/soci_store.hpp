@@ -109,6 +109,11 @@ public:
   refund_credits(const std::string& organization_id, std::int64_t amount,
                  const std::string& kind, const std::string& reference,
                  acc::unix_time now) override;
+  expected<unit> record_audit(const acc::audit_entry& e) override;
+  expected<std::vector<acc::audit_entry>>
+  list_audit(const std::string& organization_id, std::int64_t limit,
+             std::int64_t before_id,
+             const std::optional<std::string>& action) override;
   expected<std::vector<acc::credit_entry>>
   list_credit_entries(const std::string& organization_id, std::int64_t limit,
                       std::int64_t before_id) override;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/account/audit.hpp"
 #include "core/account/records.hpp"
 #include "core/base/expected.hpp"
 #include "core/batch/job.hpp"
@@ -232,6 +233,21 @@ public:
   virtual expected<organization_erase>
   erase_organization(const std::string& organization_id) = 0;
 
+  // -- audit log (docs/privacy.md) -----------------------------------------
+
+  /// Records `e` (its id is assigned). An `auth.login_failed` entry is
+  /// folded into the organization's entry of the same target and address
+  /// recorded less than core::account::login_failure_window seconds before
+  /// (its occurrences + 1, its time `e.at`) when there is one.
+  virtual expected<unit> record_audit(const acc::audit_entry& e) = 0;
+
+  /// Lists an organization's entries newest first: at most `limit`, with
+  /// ids below `before_id` (0 = from the newest), only `action` when set.
+  virtual expected<std::vector<acc::audit_entry>>
+  list_audit(const std::string& organization_id, std::int64_t limit,
+             std::int64_t before_id,
+             const std::optional<std::string>& action) = 0;
+
   // -- refresh tokens -------------------------------------------------------
 
   /// Stores a new refresh token.
@@ -402,9 +418,9 @@ public:
   /// On SQLite the WAL is checkpointed after an erase, as
   /// delete_batch_job does. Returns how many jobs this call erased.
   ///
-  /// MERGE POINT (issue #32, item 5): the audit entries of the
-  /// organization older than `cutoff` are erased here too, in the same
-  /// call, so that they follow the organization's retention.
+  /// The audit entries of the organization recorded at or before `cutoff`
+  /// are erased in the same call (they follow the organization's
+  /// retention, docs/privacy.md); they are not counted in the result.
   virtual expected<std::int64_t>
   erase_expired_batch_results(const std::string& organization_id,
                               std::int64_t cutoff, std::int64_t now,

@@ -14,6 +14,7 @@ import {
   assertClean,
   signIn,
   login,
+  until,
 } from "./lib/harness.mjs";
 
 const OWNER = "owner@team.example";
@@ -65,6 +66,20 @@ for (const scheme of ["light", "dark"]) {
     assert.equal(doc.members.length, 2);
     assert.doesNotMatch(text, /argon2|password/);
     assert.match(await zone.textContent(), /Only an owner can delete the organization/);
+    // The audit log: the owner added this admin; the export is recorded too.
+    const log = page.getByRole("article", { name: "Audit log" });
+    const added = log.getByRole("row").filter({
+      has: page.getByRole("rowheader", { name: "member.added" }),
+    });
+    await added.first().waitFor();
+    assert.match(await added.first().textContent(), new RegExp(OWNER.replace(".", "\\.")));
+    assert.match(await added.first().textContent(), /role: admin/);
+    await log.getByLabel("Action").selectOption("organization.exported");
+    // The filtered page replaces the first one: only exports are left.
+    await until(async () =>
+      await log.getByRole("rowheader", { name: "member.added" }).count() === 0,
+    "the filtered audit log");
+    await log.getByRole("rowheader", { name: "organization.exported" }).first().waitFor();
     assert.equal(await zone.getByRole("button", { name: "Delete organization" }).count(), 0);
     await axeClean(page, `the team page (${scheme})`);
     await assertClean(page, "the team page");

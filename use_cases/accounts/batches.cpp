@@ -3,6 +3,7 @@
 #include "core/account/permissions.hpp"
 #include "core/batch/intake.hpp"
 #include "security/random.hpp"
+#include "use_cases/accounts/audit.hpp"
 
 #include <malloc.h>
 
@@ -131,6 +132,9 @@ expected<unit> delete_batch_job(account_env& env, const principal& who,
                                         storage::database_clock);
   if (!erased)
     return erased.error_value();
+  record_audit(env, who, "batch.deleted", id,
+               {{"rows", erased->total_rows},
+                {"status", core::batch::to_string(erased->status)}});
   return unit{};
 }
 

@@ -2,6 +2,7 @@
 #include "security/api_key_secret.hpp"
 #include "security/random.hpp"
 #include "storage/notify.hpp"
+#include "use_cases/accounts/audit.hpp"
 #include "use_cases/accounts/change_echo.hpp"
 #include "use_cases/accounts/key_cache.hpp"
 #include "use_cases/accounts/key_changes.hpp"
@@ -78,6 +79,10 @@ expected<created_key> create_key(account_env& env, const principal& who,
   key.updated_at = env.now;
   if (auto ok = env.db.insert_api_key(key); !ok)
     return std::move(ok).error_value();
+  record_audit(env, who, "api_key.created", key.id,
+               {{"name", key.name},
+                {"mode", in.test ? "test" : "live"},
+                {"prefix", key.prefix}});
   return created_key{std::move(key), std::move(secret.key)};
 }
 
@@ -121,7 +126,20 @@ expected<acc::api_key> update_key(account_env& env, const principal& who,
     c.random_detection = p.random_detection.value_or(c.random_detection);
     u.config = c;
   }
-  return change_key(env, who, key_id, u);
+  auto changed = change_key(env, who, key_id, u);
+  if (changed) {
+    auto fields = nlohmann::json::array();
+    if (u.name)
+      fields.push_back("name");
+    if (u.allowed_domains)
+      fields.push_back("allowedDomains");
+    if (u.config)
+      fields.push_back("config");
+    if (u.limits)
+      fields.push_back("rateLimits");
+    record_audit(env, who, "api_key.updated", key_id, {{"fields", fields}});
+  }
+  return changed;
 }
 
 expected<acc::api_key> set_key_status(account_env& env, const principal& who,
@@ -134,7 +152,13 @@ expected<acc::api_key> set_key_status(account_env& env, const principal& who,
     return std::move(ok).error_value();
   storage::api_key_update u;
   u.status = status;
-  return change_key(env, who, key_id, u);
+  auto changed = change_key(env, who, key_id, u);
+  if (changed)
+    record_audit(env, who,
+                 status == acc::key_status::active ? "api_key.reactivated"
+                                                   : "api_key.revoked",
+                 key_id, {{"name", changed->name}});
+  return changed;
 }
 
 expected<unit> delete_key(account_env& env, const principal& who,
@@ -146,8 +170,10 @@ expected<unit> delete_key(account_env& env, const principal& who,
     return std::move(key).error_value();
   auto mark = echo_mark(env);
   auto ok = env.db.delete_api_key(who.organization_id(), key_id);
-  if (ok)
+  if (ok) {
     settle_key_change(env, key->key_hash, mark);
+    record_audit(env, who, "api_key.deleted", key_id, {{"name", key->name}});
+  }
   return ok;
 }
 

@@ -3,6 +3,7 @@
 #include "core/batch/retention.hpp"
 #include "security/password.hpp"
 #include "security/random.hpp"
+#include "use_cases/accounts/audit.hpp"
 #include "use_cases/accounts/key_cache.hpp"
 #include "use_cases/accounts/use_cases.hpp"
 
@@ -79,6 +80,9 @@ set_batch_retention(account_env& env, const principal& who,
   if (auto set = env.db.set_batch_retention(who.organization_id(), seconds);
       !set)
     return std::move(set).error_value();
+  record_audit(env, who, "organization.updated", who.organization_id(),
+               {{"batchRetentionSeconds",
+                 seconds ? nlohmann::json(*seconds) : nlohmann::json()}});
   return organization(env, who);
 }
 
@@ -109,6 +113,8 @@ expected<acc::member> add_member(account_env& env, const principal& who,
                         "An account with this email already exists");
     return std::move(ok).error_value();
   }
+  record_audit(env, who, "member.added", person.id,
+               {{"role", acc::to_string(in.role)}});
   return acc::member{std::move(person), who.organization_id(), in.role};
 }
 
@@ -127,6 +133,9 @@ expected<acc::member> change_member_role(account_env& env, const principal& who,
   if (auto ok = env.db.update_member_role(who.organization_id(), user_id, r);
       !ok)
     return std::move(ok).error_value();
+  record_audit(env, who, "member.role_changed", user_id,
+               {{"from", acc::to_string(target->member_role)},
+                {"to", acc::to_string(r)}});
   target->member_role = r;
   return target;
 }
@@ -141,7 +150,11 @@ expected<unit> remove_member(account_env& env, const principal& who,
     return std::move(target).error_value();
   if (!acc::may_assign_role(who.role, target->member_role, target->member_role))
     return make_error(errc::forbidden, "Only owners can remove owners");
-  return env.db.remove_member(who.organization_id(), user_id);
+  auto removed = env.db.remove_member(who.organization_id(), user_id);
+  if (removed)
+    record_audit(env, who, "member.removed", user_id,
+                 {{"role", acc::to_string(target->member_role)}});
+  return removed;
 }
 
 } // namespace mailassay::use_cases::accounts

@@ -1,6 +1,7 @@
 #include "core/account/permissions.hpp"
 #include "core/usage/calendar.hpp"
 #include "security/password.hpp"
+#include "use_cases/accounts/audit.hpp"
 #include "use_cases/accounts/key_cache.hpp"
 #include "use_cases/accounts/key_changes.hpp"
 #include "use_cases/accounts/use_cases.hpp"
@@ -64,6 +65,7 @@ expected<organization_export> export_organization(account_env& env,
   if (!jobs)
     return std::move(jobs).error_value();
   out.jobs = std::move(*jobs);
+  record_audit(env, who, "organization.exported", org_id);
   return out;
 }
 

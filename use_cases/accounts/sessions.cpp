@@ -5,6 +5,7 @@
 #include "security/jwt_keyring.hpp"
 #include "security/password.hpp"
 #include "security/random.hpp"
+#include "use_cases/accounts/audit.hpp"
 #include "use_cases/accounts/use_cases.hpp"
 
 #include <algorithm>
@@ -86,8 +87,10 @@ expected<session> login(account_env& env, const std::string& email,
     security::verify_dummy_password(password);
     return core::unauthorized();
   }
-  if (!security::verify_password(password, m->person.password_hash))
+  if (!security::verify_password(password, m->person.password_hash)) {
+    record_login_failure(env, *m);
     return core::unauthorized();
+  }
   return open_session(env, *m, security::new_id("fam"));
 }
 

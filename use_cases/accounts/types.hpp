@@ -74,6 +74,9 @@ struct account_env {
   /// for its own echo before answering (use_cases/accounts/change_echo.hpp).
   /// Null when nobody listens (SQLite).
   const change_echo* echo = nullptr;
+  /// The client's address as the HTTP layer saw it, for the audit log (""
+  /// when no client asked: the CLI, tests).
+  std::string client_ip;
 };
 
 /// A logged-in session: user, organization, role and a token pair.

@@ -5,6 +5,7 @@
 #include "security/random.hpp"
 #include "security/secret_box.hpp"
 #include "security/webhook_signing.hpp"
+#include "use_cases/accounts/audit.hpp"
 
 namespace mailassay::use_cases::webhooks {
 
@@ -96,6 +97,9 @@ expected<endpoint_with_secret> create_endpoint(account_env& env,
   w.sealed_secret = std::move(*sealed);
   if (auto ok = env.db.insert_webhook(w); !ok)
     return std::move(ok).error_value();
+  // The URL's query values may be tokens: the log keeps them hidden.
+  accounts::record_audit(env, who, "webhook.created", w.id,
+                         {{"url", wh::redacted_url(w.url)}});
   return out;
 }
 
@@ -134,14 +138,33 @@ expected<wh::endpoint> update_endpoint(account_env& env, const principal& who,
   u.description = patch.description;
   u.status = patch.status;
   u.credits_low_threshold = patch.credits_low_threshold;
-  return env.db.update_webhook(who.organization_id(), id, u, env.now);
+  auto updated = env.db.update_webhook(who.organization_id(), id, u, env.now);
+  if (updated) {
+    auto fields = nlohmann::json::array();
+    if (u.url)
+      fields.push_back("url");
+    if (u.events)
+      fields.push_back("events");
+    if (u.description)
+      fields.push_back("description");
+    if (u.status)
+      fields.push_back("status");
+    if (u.credits_low_threshold)
+      fields.push_back("creditsLowThreshold");
+    accounts::record_audit(env, who, "webhook.updated", id,
+                           {{"fields", fields}});
+  }
+  return updated;
 }
 
 expected<unit> delete_endpoint(account_env& env, const principal& who,
                                const std::string& id) {
   if (auto ok = check_manager(who); !ok)
     return ok;
-  return env.db.delete_webhook(who.organization_id(), id);
+  auto deleted = env.db.delete_webhook(who.organization_id(), id);
+  if (deleted)
+    accounts::record_audit(env, who, "webhook.deleted", id);
+  return deleted;
 }
 
 expected<endpoint_with_secret>
@@ -162,6 +185,7 @@ rotate_secret(account_env& env, const principal& who, const std::string& id) {
   if (!updated)
     return std::move(updated).error_value();
   out.endpoint = std::move(*updated);
+  accounts::record_audit(env, who, "webhook.secret_rotated", id);
   return out;
 }
 

@@ -18,6 +18,7 @@ import {
 } from "../ui.js";
 import * as api from "../api.js";
 import { DangerZone } from "./danger_zone.js";
+import { AuditLog } from "./audit_log.js";
 
 const ROLES = ["owner", "admin", "member"];
 const ROLE_HELP = {
@@ -183,5 +184,6 @@ export function Team({ session }) {
       </table>
     <//>`}
     ${canManage(session) && html`<${AddMember} me=${session} onAdded=${changed} />`}
+    <${AuditLog} session=${session} members=${items} />
     <${DangerZone} session=${session} />`;
 }
