@@ -64,6 +64,8 @@ struct route_state {
 struct caller {
   std::string route;
   caf::typed_response_promise<core::smtp::address_outcome> promise;
+  /// Its provider's index in `scheduler_counters::provider_names()`.
+  std::size_t provider = 0;
 };
 
 /// A session and whose it is.
@@ -132,8 +134,11 @@ void pump(self_ptr self, const std::string& host);
 
 // -- answers ------------------------------------------------------------------
 
-void count_answer(scheduler_counters& c, const core::smtp::address_outcome& o) {
-  ++c.answers[static_cast<std::size_t>(classify_answer(o))];
+void count_answer(scheduler_counters& c, const core::smtp::address_outcome& o,
+                  std::size_t provider) {
+  auto cls = static_cast<std::size_t>(classify_answer(o));
+  ++c.answers[cls];
+  c.count_provider_answer(provider, cls);
   if (o.source == core::smtp::answer_source::joined)
     ++c.joined;
 }
@@ -144,7 +149,7 @@ void deliver(self_ptr self, std::uint64_t id,
   auto it = st.callers.find(id);
   if (it == st.callers.end())
     return;
-  count_answer(*st.counters, outcome);
+  count_answer(*st.counters, outcome, it->second.provider);
   --st.counters->in_flight;
   it->second.promise.deliver(std::move(outcome));
   st.callers.erase(it);
@@ -474,13 +479,17 @@ on_probe(self_ptr self, probe_address& req) {
     return rp;
   }
   auto now = now_ms(self);
+  auto provider = st.counters->provider_index(
+      req.route && req.route->provider
+          ? std::string_view{req.route->provider->name}
+          : std::string_view{});
   if (st.results)
     if (auto hit = st.results->find(address, now)) {
       ++st.counters->cache_hits;
       // The domain's verdict may have been learnt since.
       if (auto known = st.parts.catch_all->find(domain, now))
         hit->catch_all = known;
-      count_answer(*st.counters, *hit);
+      count_answer(*st.counters, *hit, provider);
       rp.deliver(std::move(*hit));
       return rp;
     }
@@ -488,7 +497,7 @@ on_probe(self_ptr self, probe_address& req) {
   // Without sharing every caller has its own route: its own sessions.
   auto key =
       st.config.share_sessions ? domain : domain + "#" + std::to_string(id);
-  st.callers.emplace(id, caller{key, rp});
+  st.callers.emplace(id, caller{key, rp, provider});
   ++st.counters->in_flight;
   core::smtp::route_waiter w{id, now + req.budget, req.retry_deferrals,
                              req.batch};
@@ -693,6 +702,24 @@ std::uint64_t scheduler_counters::hosts_untracked() const {
   return host_table.untracked();
 }
 
+void scheduler_counters::set_providers(const core::provider::table* table) {
+  std::vector<std::string> names;
+  if (table)
+    names = table->names();
+  names.emplace_back("none");
+  provider_answers_.reset(new class_counts[names.size()]{});
+  provider_names_ = std::move(names);
+}
+
+std::size_t scheduler_counters::provider_index(std::string_view name) const {
+  auto last = provider_names_.size() - 1;
+  auto it = std::lower_bound(provider_names_.begin(),
+                             provider_names_.begin() + last, name);
+  return it != provider_names_.begin() + last && *it == name
+             ? static_cast<std::size_t>(it - provider_names_.begin())
+             : last;
+}
+
 scheduler_config make_scheduler_config(const config::smtp_settings& s,
                                        std::string_view hostname) {
   scheduler_config c;
@@ -735,6 +762,7 @@ scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_config config,
     counters->host_table = core::smtp::host_series{
         config.host_metrics_idle, config.host_metrics_max_hosts};
   }
+  counters->set_providers(config.providers.get());
   auto policy = core::smtp::target_policy::parse(config.allow_private_targets);
   return sys.spawn(scheduler_fn, std::move(config),
                    policy ? std::move(*policy) : core::smtp::target_policy{},
