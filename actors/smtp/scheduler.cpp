@@ -129,6 +129,19 @@ core::smtp::route_settings route_settings_of(const scheduler_config& c) {
   return s;
 }
 
+// The settings of route `rt`: RCPTs per session are its provider's when
+// smtp.provider_limits sets them (the provider of its first MX host, as the
+// answer names it), else the per-host value.
+core::smtp::route_settings settings_of_route(const scheduler_config& c,
+                                             const route_state& rt) {
+  auto s = route_settings_of(c);
+  if (!rt.hosts.empty())
+    s.max_rcpts_per_session = core::smtp::rcpts_per_session(
+        rt.hosts.front().name, c.providers.get(), c.provider_limits,
+        c.max_rcpts_per_session);
+  return s;
+}
+
 void drive(self_ptr self, const std::string& key);
 void pump(self_ptr self, const std::string& host);
 
@@ -412,7 +425,7 @@ void plan_route(self_ptr self, const std::string& key) {
                                      : st.parts.catch_all->find(rt.domain, now);
   if (known && !rt.habits.accepts_all)
     ++st.counters->catch_all_hits;
-  rt.plan.emplace(std::move(targets), blocked, route_settings_of(st.config),
+  rt.plan.emplace(std::move(targets), blocked, settings_of_route(st.config, rt),
                   known);
   for (auto& p : rt.pending)
     rt.plan->add(std::move(p.address), p.waiter, now);
@@ -627,7 +640,8 @@ scheduler_fn(self_ptr self, scheduler_config config,
         // Routes planned before the reload take the new RCPT cap too.
         for (auto& [key, rt] : st.routes)
           if (rt.plan)
-            rt.plan->set_max_rcpts_per_session(p.max_rcpts_per_session);
+            rt.plan->set_max_rcpts_per_session(
+                settings_of_route(st.config, rt).max_rcpts_per_session);
         // Routes waiting for a slot may fit now.
         std::vector<std::string> hosts;
         for (auto& [host, q] : st.host_queues)
