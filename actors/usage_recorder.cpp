@@ -45,11 +45,12 @@ void flush_done::operator()(bool ok) const {
 // -- the buffer ---------------------------------------------------------------
 
 struct usage_buffer {
-  /// One buffered request; `hash_address`: `event.address_hash` holds the
-  /// address itself, to be hashed when taken in.
+  /// One buffered request. `event.address_hash` only ever holds a hash;
+  /// an address given as is waits in `address` (its own field, so no field
+  /// named for a hash holds a raw address) and is hashed when taken in.
   struct entry {
     usage_event event;
-    bool hash_address = false;
+    std::string address; ///< The raw address to hash; "" = none.
     /// When set, its id and organization stand for the event's (empty).
     std::shared_ptr<const core::account::api_key> key;
   };
@@ -146,10 +147,10 @@ void take_buffer(recorder_state& st) {
   if (st.taken.empty())
     return;
   std::unordered_map<std::string, std::string> hashes;
-  for (auto& [e, hash_address, key] : st.taken) {
+  for (auto& [e, address, key] : st.taken) {
     const std::string* hash = &e.address_hash;
-    if (hash_address && !e.address_hash.empty()) {
-      auto [i, fresh] = hashes.try_emplace(std::move(e.address_hash));
+    if (!address.empty()) {
+      auto [i, fresh] = hashes.try_emplace(std::move(address));
       if (fresh)
         i->second = address_digest(st.cfg.address_key, i->first);
       hash = &i->second; // nodes stay put: no copy per event
@@ -365,7 +366,7 @@ void usage_recorder::record(std::string key_id, std::string organization_id,
 }
 
 void usage_recorder::record(usage_event event) {
-  if (buffer_->push({std::move(event), false}))
+  if (buffer_->push({std::move(event), {}}))
     caf::anon_send(actor_, usage_drain_atom_v);
 }
 
@@ -375,8 +376,8 @@ void usage_recorder::record_address(std::string key_id,
                                     std::int64_t credits, std::string address) {
   usage_event e{std::move(key_id), std::move(organization_id),
                 unix_seconds,      successful,
-                credits,           std::move(address)};
-  if (buffer_->push({std::move(e), true}))
+                credits,           {}};
+  if (buffer_->push({std::move(e), std::move(address)}))
     caf::anon_send(actor_, usage_drain_atom_v);
 }
 
@@ -388,8 +389,7 @@ void usage_recorder::record_key(
   e.at = unix_seconds;
   e.successful = successful;
   e.credits = credits;
-  e.address_hash = std::move(address);
-  if (buffer_->push({std::move(e), true, std::move(key)}))
+  if (buffer_->push({std::move(e), std::move(address), std::move(key)}))
     caf::anon_send(actor_, usage_drain_atom_v);
 }
 

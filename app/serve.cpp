@@ -409,6 +409,25 @@ void add_smtp_gauges(http::metrics& stats,
           out.emplace_back("provider=\"" + label_value(name) + "\"", n);
         return out;
       });
+  // Answers per provider and class (issue #30): the table's names and
+  // "none", fixed when the scheduler started, so the series stay bounded.
+  stats.add_gauge_family(
+      "mailassay_smtp_provider_answers",
+      "SMTP answers per mail provider and class (none: hosts of no known "
+      "provider).",
+      [c] {
+        std::vector<std::pair<std::string, double>> out;
+        const auto& names = c->provider_names();
+        for (std::size_t p = 0; p < names.size(); ++p)
+          for (std::size_t i = 0; i < actors::smtp::answer_classes; ++i)
+            out.emplace_back(
+                "provider=\"" + label_value(names[p]) + "\",class=\"" +
+                    std::string{actors::smtp::to_string(
+                        static_cast<actors::smtp::answer_class>(i))} +
+                    "\"",
+                static_cast<double>(c->provider_answers(p)[i].load()));
+        return out;
+      });
   stats.add_gauge("mailassay_smtp_hosts_untracked",
                   "MX hosts left out of the per-host series because every "
                   "place was held by a host with a session open.",

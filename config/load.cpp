@@ -109,7 +109,7 @@ setter list(Field field) {
   };
 }
 
-// A list of per-provider limits, each "name=sessions[/per_second]".
+// A list of per-provider limits, each "name=sessions[/per_second[/rcpts]]".
 template <class Field>
 setter provider_limit_list(Field field) {
   auto items = list(field);
@@ -622,9 +622,10 @@ const std::vector<key_spec>& registry() {
        integer(MAILASSAY_FIELD(smtp.max_rcpts_per_session), 1, 1000),
        MAILASSAY_SHOW(smtp.max_rcpts_per_session), takes::reload},
       {"smtp", "provider_limits",
-       "Comma-separated per-provider limits, name=sessions[/per_second] "
-       "(e.g. google=2/5,yahoo=1): all MX hosts of a provider share one "
-       "budget, by default the per-host values (docs/smtp.md).",
+       "Comma-separated per-provider limits, "
+       "name=sessions[/per_second[/rcpts_per_session]] (e.g. "
+       "google=2/5,yahoo=1,outlook=//5): all MX hosts of a provider share "
+       "one budget, by default the per-host values (docs/smtp.md).",
        provider_limit_list(MAILASSAY_FIELD(smtp.provider_limits)),
        MAILASSAY_SHOW(smtp.provider_limits), takes::reload},
       {"smtp", "share_sessions",

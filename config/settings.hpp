@@ -206,7 +206,7 @@ struct smtp_settings {
   int max_sessions_per_host = 4;
   int connections_per_second_per_host = 2; ///< 0: unlimited.
   int max_rcpts_per_session = 20;          ///< RCPTs per session.
-  /// Per-provider limits, "name=sessions[/per_second]" (issue #30).
+  /// Per-provider limits, "name=sessions[/per_second[/rcpts]]" (issue #30).
   std::vector<std::string> provider_limits;
   bool share_sessions = true; ///< Callers of one domain share sessions.
   std::int64_t session_linger_ms = 1000;   ///< Idle session waits for work.

@@ -64,6 +64,8 @@ struct route_state {
 struct caller {
   std::string route;
   caf::typed_response_promise<core::smtp::address_outcome> promise;
+  /// Its provider's index in `scheduler_counters::provider_names()`.
+  std::size_t provider = 0;
 };
 
 /// A session and whose it is.
@@ -127,13 +129,29 @@ core::smtp::route_settings route_settings_of(const scheduler_config& c) {
   return s;
 }
 
+// The settings of route `rt`: RCPTs per session are its provider's when
+// smtp.provider_limits sets them (the provider of its first MX host, as the
+// answer names it), else the per-host value.
+core::smtp::route_settings settings_of_route(const scheduler_config& c,
+                                             const route_state& rt) {
+  auto s = route_settings_of(c);
+  if (!rt.hosts.empty())
+    s.max_rcpts_per_session = core::smtp::rcpts_per_session(
+        rt.hosts.front().name, c.providers.get(), c.provider_limits,
+        c.max_rcpts_per_session);
+  return s;
+}
+
 void drive(self_ptr self, const std::string& key);
 void pump(self_ptr self, const std::string& host);
 
 // -- answers ------------------------------------------------------------------
 
-void count_answer(scheduler_counters& c, const core::smtp::address_outcome& o) {
-  ++c.answers[static_cast<std::size_t>(classify_answer(o))];
+void count_answer(scheduler_counters& c, const core::smtp::address_outcome& o,
+                  std::size_t provider) {
+  auto cls = static_cast<std::size_t>(classify_answer(o));
+  ++c.answers[cls];
+  c.count_provider_answer(provider, cls);
   if (o.source == core::smtp::answer_source::joined)
     ++c.joined;
 }
@@ -144,7 +162,7 @@ void deliver(self_ptr self, std::uint64_t id,
   auto it = st.callers.find(id);
   if (it == st.callers.end())
     return;
-  count_answer(*st.counters, outcome);
+  count_answer(*st.counters, outcome, it->second.provider);
   --st.counters->in_flight;
   it->second.promise.deliver(std::move(outcome));
   st.callers.erase(it);
@@ -407,7 +425,7 @@ void plan_route(self_ptr self, const std::string& key) {
                                      : st.parts.catch_all->find(rt.domain, now);
   if (known && !rt.habits.accepts_all)
     ++st.counters->catch_all_hits;
-  rt.plan.emplace(std::move(targets), blocked, route_settings_of(st.config),
+  rt.plan.emplace(std::move(targets), blocked, settings_of_route(st.config, rt),
                   known);
   for (auto& p : rt.pending)
     rt.plan->add(std::move(p.address), p.waiter, now);
@@ -474,13 +492,17 @@ on_probe(self_ptr self, probe_address& req) {
     return rp;
   }
   auto now = now_ms(self);
+  auto provider = st.counters->provider_index(
+      req.route && req.route->provider
+          ? std::string_view{req.route->provider->name}
+          : std::string_view{});
   if (st.results)
     if (auto hit = st.results->find(address, now)) {
       ++st.counters->cache_hits;
       // The domain's verdict may have been learnt since.
       if (auto known = st.parts.catch_all->find(domain, now))
         hit->catch_all = known;
-      count_answer(*st.counters, *hit);
+      count_answer(*st.counters, *hit, provider);
       rp.deliver(std::move(*hit));
       return rp;
     }
@@ -488,7 +510,7 @@ on_probe(self_ptr self, probe_address& req) {
   // Without sharing every caller has its own route: its own sessions.
   auto key =
       st.config.share_sessions ? domain : domain + "#" + std::to_string(id);
-  st.callers.emplace(id, caller{key, rp});
+  st.callers.emplace(id, caller{key, rp, provider});
   ++st.counters->in_flight;
   core::smtp::route_waiter w{id, now + req.budget, req.retry_deferrals,
                              req.batch};
@@ -618,7 +640,8 @@ scheduler_fn(self_ptr self, scheduler_config config,
         // Routes planned before the reload take the new RCPT cap too.
         for (auto& [key, rt] : st.routes)
           if (rt.plan)
-            rt.plan->set_max_rcpts_per_session(p.max_rcpts_per_session);
+            rt.plan->set_max_rcpts_per_session(
+                settings_of_route(st.config, rt).max_rcpts_per_session);
         // Routes waiting for a slot may fit now.
         std::vector<std::string> hosts;
         for (auto& [host, q] : st.host_queues)
@@ -693,6 +716,24 @@ std::uint64_t scheduler_counters::hosts_untracked() const {
   return host_table.untracked();
 }
 
+void scheduler_counters::set_providers(const core::provider::table* table) {
+  std::vector<std::string> names;
+  if (table)
+    names = table->names();
+  names.emplace_back("none");
+  provider_answers_.reset(new class_counts[names.size()]{});
+  provider_names_ = std::move(names);
+}
+
+std::size_t scheduler_counters::provider_index(std::string_view name) const {
+  auto last = provider_names_.size() - 1;
+  auto it = std::lower_bound(provider_names_.begin(),
+                             provider_names_.begin() + last, name);
+  return it != provider_names_.begin() + last && *it == name
+             ? static_cast<std::size_t>(it - provider_names_.begin())
+             : last;
+}
+
 scheduler_config make_scheduler_config(const config::smtp_settings& s,
                                        std::string_view hostname) {
   scheduler_config c;
@@ -735,6 +776,7 @@ scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_config config,
     counters->host_table = core::smtp::host_series{
         config.host_metrics_idle, config.host_metrics_max_hosts};
   }
+  counters->set_providers(config.providers.get());
   auto policy = core::smtp::target_policy::parse(config.allow_private_targets);
   return sys.spawn(scheduler_fn, std::move(config),
                    policy ? std::move(*policy) : core::smtp::target_policy{},

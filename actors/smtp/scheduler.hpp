@@ -198,6 +198,32 @@ struct scheduler_counters {
   std::array<std::atomic<std::uint64_t>, rcpt_buckets.size() + 1> rcpts{};
   /// RCPT commands sent by every session that ended (the histogram's sum).
   std::atomic<std::uint64_t> rcpts_sent{0};
+  /// Answers by provider (`provider_names` order) and class.
+  using class_counts = std::array<std::atomic<std::uint64_t>, answer_classes>;
+
+  /// Fixes the providers answers are counted by: every name of `table`,
+  /// then "none" (hosts of no known provider). Call it before the scheduler
+  /// runs; the names never change afterwards, so the series stay bounded.
+  void set_providers(const core::provider::table* table);
+
+  /// The provider names answers are counted by ("none" last).
+  const std::vector<std::string>& provider_names() const {
+    return provider_names_;
+  }
+
+  /// The index of provider `name` in `provider_names()`; "none"'s when the
+  /// name is not there or empty.
+  std::size_t provider_index(std::string_view name) const;
+
+  /// The answers of the provider at `index` of `provider_names()`.
+  const class_counts& provider_answers(std::size_t index) const {
+    return provider_answers_[index];
+  }
+
+  /// Counts one answer of class `cls` for the provider at `index`.
+  void count_provider_answer(std::size_t index, std::size_t cls) {
+    ++provider_answers_[index][cls];
+  }
 
   /// Returns the sessions per MX host in use at `now` (the scheduler's
   /// clock): with a session open, or used within
@@ -213,6 +239,10 @@ struct scheduler_counters {
   /// `spawn_scheduler` sizes it from the config).
   mutable std::mutex host_mutex;
   mutable core::smtp::host_series host_table{std::chrono::seconds{300}, 1000};
+
+private:
+  std::vector<std::string> provider_names_{"none"};
+  std::unique_ptr<class_counts[]> provider_answers_{new class_counts[1]{}};
 };
 
 /// Looks up the addresses of an MX host name (answered as an implicit_mx

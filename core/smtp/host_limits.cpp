@@ -52,22 +52,33 @@ parse_provider_limits(const std::vector<std::string>& entries) {
     auto bad = [&] {
       return make_error(errc::bad_request,
                         "bad provider limit '" + e +
-                            "' (expected name=sessions[/per_second])");
+                            "' (expected "
+                            "name=sessions[/per_second[/rcpts_per_session]])");
     };
     auto eq = e.find('=');
     if (eq == std::string::npos || eq == 0)
       return bad();
     std::string_view name{e.data(), eq};
     std::string_view rest{e.data() + eq + 1, e.size() - eq - 1};
-    auto slash = rest.find('/');
+    std::vector<std::string_view> parts;
+    for (auto slash = rest.find('/');; slash = rest.find('/')) {
+      parts.push_back(rest.substr(0, slash));
+      if (slash == std::string_view::npos)
+        break;
+      rest.remove_prefix(slash + 1);
+    }
     budget_override o;
-    if (!read_count(rest.substr(0, slash), o.max_sessions))
+    if (parts.size() > 3 || !read_count(parts[0], o.max_sessions) ||
+        (parts.size() > 1 && !read_count(parts[1], o.connections_per_second)) ||
+        (parts.size() > 2 && !read_count(parts[2], o.max_rcpts_per_session)))
       return bad();
-    if (slash != std::string_view::npos &&
-        (slash + 1 == rest.size() ||
-         !read_count(rest.substr(slash + 1), o.connections_per_second)))
+    // A trailing '/' with nothing after it is a typo, not a default.
+    if (parts.size() > 1 && parts.back().empty())
       return bad();
-    if (!o.max_sessions && !o.connections_per_second)
+    if (o.max_rcpts_per_session == std::size_t{0})
+      return bad();
+    if (!o.max_sessions && !o.connections_per_second &&
+        !o.max_rcpts_per_session)
       return bad();
     if (!out.emplace("provider:" + std::string{name}, o).second)
       return make_error(errc::bad_request, "provider limit for '" +
@@ -75,6 +86,16 @@ parse_provider_limits(const std::vector<std::string>& entries) {
                                                "' given twice");
   }
   return out;
+}
+
+std::size_t rcpts_per_session(
+    std::string_view host, const provider::table* providers,
+    const std::map<std::string, budget_override, std::less<>>& overrides,
+    std::size_t per_host) {
+  auto it = overrides.find(budget_key(host, providers));
+  return it != overrides.end() && it->second.max_rcpts_per_session
+             ? *it->second.max_rcpts_per_session
+             : per_host;
 }
 
 std::vector<std::string> unknown_providers(

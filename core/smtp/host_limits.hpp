@@ -26,8 +26,10 @@ namespace mailassay::core::smtp {
 struct budget_override {
   std::optional<std::size_t> max_sessions;
   std::optional<std::int64_t> connections_per_second;
+  /// RCPT commands per session to the provider's hosts (at least 1).
+  std::optional<std::size_t> max_rcpts_per_session;
 
-  /// Compares both values.
+  /// Compares every value.
   friend bool operator==(const budget_override&,
                          const budget_override&) = default;
 };
@@ -58,8 +60,9 @@ struct host_limits_config {
 /// the host itself, as before. A host name never holds ':'.
 std::string budget_key(std::string_view host, const provider::table* providers);
 
-/// Parses per-provider limits, entries "name=sessions[/per_second]" (e.g.
-/// "google=2/5", "yahoo=1", "outlook=/1"), into overrides keyed
+/// Parses per-provider limits, entries
+/// "name=sessions[/per_second[/rcpts_per_session]]" (e.g. "google=2/5",
+/// "yahoo=1", "outlook=/1", "google=2//10"), into overrides keyed
 /// "provider:<name>". A malformed entry -> errc::bad_request naming it.
 expected<std::map<std::string, budget_override, std::less<>>>
 parse_provider_limits(const std::vector<std::string>& entries);
@@ -67,6 +70,14 @@ parse_provider_limits(const std::vector<std::string>& entries);
 /// Returns the provider names of `overrides` (keys "provider:<name>") that
 /// `known` does not hold, in order: an override no MX host can ever use is
 /// a typo the operator is told of (at start and at reload).
+/// Returns the RCPT commands per session to MX host `host`: its provider's
+/// override in `overrides` (keys "provider:<name>", `budget_key`) when it
+/// has one, else `per_host`.
+std::size_t rcpts_per_session(
+    std::string_view host, const provider::table* providers,
+    const std::map<std::string, budget_override, std::less<>>& overrides,
+    std::size_t per_host);
+
 std::vector<std::string> unknown_providers(
     const std::map<std::string, budget_override, std::less<>>& overrides,
     const provider::table& known);

@@ -240,6 +240,12 @@ TEST_SUITE("api.smtp.providers") {
       labels.push_back(text.substr(start, text.find('}', start) - start));
     }
     std::sort(labels.begin(), labels.end());
+    // Answers by provider and class: the address counted under its route's
+    // provider, nothing under none.
+    const std::string answers = "mailassay_smtp_provider_answers{provider=";
+    CHECK(env.a->metric(answers + "\"microsoft365\",class=\"accepted\"}") == 1);
+    CHECK(env.a->metric(answers + "\"none\",class=\"accepted\"}") == 0);
+    CHECK(env.a->metric(answers + "\"yahoo\",class=\"accepted\"}") == 0);
     CHECK(labels == std::vector<std::string>{
                         "provider=\"google\"", "provider=\"microsoft365\"",
                         "provider=\"mimecast\"", "provider=\"none\"",

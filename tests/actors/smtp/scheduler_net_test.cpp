@@ -725,7 +725,8 @@ TEST_SUITE("actors.smtp.scheduler.net") {
   // budget. Both names lead to one SMTP peer, so its peak of dialogues at
   // once is the provider's peak.
   void provider_budget_case(std::size_t expected_peak,
-                            std::vector<std::string> limits) {
+                            std::vector<std::string> limits,
+                            std::size_t rcpts_per_session = 5) {
     fixture fx;
     smtp_peer_options o;
     o.reply_delay = 20ms;
@@ -748,8 +749,14 @@ TEST_SUITE("actors.smtp.scheduler.net") {
       one.push_back(at("a", i, "one.test"));
       two.push_back(at("b", i, "two.test"));
     }
-    auto f1 = fx.start_probe("one.test", one, {"mx1.prov.test"}, 20000ms);
-    auto f2 = fx.start_probe("two.test", two, {"mx2.prov.test"}, 20000ms);
+    // As the resolver names them, from the route's first MX host.
+    auto routed = [&](const std::string& host) {
+      auto r = *mx_route({host});
+      r.provider = *c.providers->find(host);
+      return std::make_shared<const core::dns::mail_route>(std::move(r));
+    };
+    auto f1 = fx.start_probe("one.test", one, routed("mx1.prov.test"), 20000ms);
+    auto f2 = fx.start_probe("two.test", two, routed("mx2.prov.test"), 20000ms);
     REQUIRE(f1.wait_for(30s) == std::future_status::ready);
     REQUIRE(f2.wait_for(30s) == std::future_status::ready);
     for (auto* f : {&f1, &f2})
@@ -760,6 +767,19 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     CHECK(peer.peak_dialogues() <= expected_peak);
     // 200 addresses at 5 a session keep the budget full.
     CHECK(peer.peak_dialogues() == expected_peak);
+    // /metrics's answers per provider: the table's names and none, each
+    // answer counted once, under its route's provider.
+    const auto& k = fx.p->counters();
+    CHECK(k.provider_names() == std::vector<std::string>{"google", "none"});
+    auto accepted =
+        static_cast<std::size_t>(actors::smtp::answer_class::accepted);
+    CHECK(k.provider_answers(k.provider_index("google"))[accepted] == 200);
+    CHECK(k.provider_answers(k.provider_index("none"))[accepted] == 0);
+    CHECK(k.provider_index("yahoo") == k.provider_index("none"));
+    // No session sent more RCPTs than the provider's cap (the per-host 5
+    // unless overridden).
+    CHECK(peer.commands("RCPT") <= rcpts_per_session * peer.sessions());
+    CHECK(peer.commands("RCPT") >= 200);
   }
 
   TEST_CASE("all MX hosts of one provider share the per-host budget "
@@ -770,6 +790,11 @@ TEST_SUITE("actors.smtp.scheduler.net") {
   TEST_CASE("a per-provider override sets the provider's budget "
             "(issue #30)") {
     provider_budget_case(3, {"google=3", "yahoo=1/1"});
+  }
+
+  TEST_CASE("a per-provider RCPT cap applies to every MX host of the "
+            "provider (issue #30)") {
+    provider_budget_case(2, {"google=//2"}, 2);
   }
 
   TEST_CASE("spaces new connections per host by the configured rate") {

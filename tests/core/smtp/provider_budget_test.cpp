@@ -41,8 +41,15 @@ TEST_SUITE("core.smtp.provider_budget") {
           smtp::budget_override{std::size_t{1}, std::nullopt});
     CHECK(ok->at("provider:outlook") ==
           smtp::budget_override{std::nullopt, std::int64_t{1}});
+    auto three = smtp::parse_provider_limits({"google=2//10", "yahoo=//1"});
+    REQUIRE(three.has_value());
+    CHECK(three->at("provider:google") ==
+          smtp::budget_override{std::size_t{2}, std::nullopt, std::size_t{10}});
+    CHECK(three->at("provider:yahoo") ==
+          smtp::budget_override{std::nullopt, std::nullopt, std::size_t{1}});
     for (const char* bad : {"google", "=2", "google=", "google=x", "google=-1",
-                            "google=2/", "google=1/2/3", "google=10001"}) {
+                            "google=2/", "google=1/2/", "google=1/2/3/4",
+                            "google=1/2/0", "google=//", "google=10001"}) {
       std::string entry = bad;
       CAPTURE(entry);
       auto r = smtp::parse_provider_limits({entry});
@@ -51,6 +58,18 @@ TEST_SUITE("core.smtp.provider_budget") {
     CHECK_FALSE(
         smtp::parse_provider_limits({"google=1", "google=2"}).has_value());
     CHECK(smtp::parse_provider_limits({})->empty());
+  }
+
+  TEST_CASE("a provider's RCPT cap applies to each of its hosts; a host of "
+            "no provider or without one keeps the per-host cap") {
+    auto t = google_table();
+    auto o = smtp::parse_provider_limits({"google=//3", "mimecast=2"});
+    REQUIRE(o.has_value());
+    CHECK(smtp::rcpts_per_session("mx1.prov.test", &t, *o, 20) == 3);
+    CHECK(smtp::rcpts_per_session("MX2.PROV.TEST.", &t, *o, 20) == 3);
+    CHECK(smtp::rcpts_per_session("in.gw.test", &t, *o, 20) == 20);
+    CHECK(smtp::rcpts_per_session("mx.other.test", &t, *o, 20) == 20);
+    CHECK(smtp::rcpts_per_session("mx1.prov.test", nullptr, *o, 20) == 20);
   }
 
   TEST_CASE("an override applies to its budget; the others keep the "
