@@ -201,6 +201,13 @@ TEST_SUITE("api.retention") {
     auto after = env.wait_erased(id);
     CHECK(after["processed"] == 5);
     check_gone(env.a->call("GET", "/v2/batch/" + id + "/results", env.key));
+    // The file is looked at once the erase's checkpoint ran: the count
+    // follows it (the record shows the erase from its commit on).
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (env.a->metric("mailassay_batch_results_erased") < 1 &&
+           std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK(env.a->metric("mailassay_batch_results_erased") == 1);
     if (on_sqlite())
       for (int i = 0; i < 5; ++i)
         CHECK_FALSE(database_holds(*env.srv,
