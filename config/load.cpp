@@ -566,6 +566,17 @@ const std::vector<key_spec>& registry() {
        "(and drops expired SMTP result-cache answers), in seconds.",
        integer(MAILASSAY_FIELD(batch.retention_sweep_seconds), 1, 60),
        MAILASSAY_SHOW(batch.retention_sweep_seconds)},
+      {"batch", "max_concurrent_uploads_per_organization",
+       "Batch uploads of one organization whose body is read at once (by "
+       "this process); another is answered 429 before its body is read.",
+       integer(MAILASSAY_FIELD(batch.max_concurrent_uploads_per_organization),
+               1, 1000),
+       MAILASSAY_SHOW(batch.max_concurrent_uploads_per_organization)},
+      {"batch", "max_concurrent_uploads_per_ip",
+       "Batch uploads from one client address whose body is read at once (by "
+       "this process); another is answered 429 before its body is read.",
+       integer(MAILASSAY_FIELD(batch.max_concurrent_uploads_per_ip), 1, 1000),
+       MAILASSAY_SHOW(batch.max_concurrent_uploads_per_ip)},
       {"smtp", "helo",
        "EHLO/HELO name of the prober, a public FQDN whose A/PTR point at this "
        "host; empty: the machine's host name when it is one (else the prober "

@@ -190,6 +190,10 @@ struct batch_settings {
   /// How often every process sweeps for results past their retention (and
   /// expired SMTP result-cache answers).
   std::int64_t retention_sweep_seconds = 30;
+  /// Uploads whose body is being read at once, per organization and per
+  /// client address (issue #28); more get 429 before their body is read.
+  std::int64_t max_concurrent_uploads_per_organization = 2;
+  std::int64_t max_concurrent_uploads_per_ip = 4;
 };
 
 /// `[smtp]`: the SMTP prober (docs/smtp.md).

@@ -33,6 +33,10 @@ inline constexpr std::string_view refused_marker = "X-Body-Refused";
 struct body_limits {
   std::uint64_t upload = 10u << 20; ///< `POST /v2/batch/upload`.
   std::uint64_t other = 32u << 20;  ///< Any other request.
+  /// An upload's head is decided on before any byte of its body reaches
+  /// the parser: its scan stops after the head with `verdict::check` (the
+  /// socket asks the server, issue #28).
+  bool check_uploads = false;
 };
 
 /// Follows the HTTP/1.1 requests of one connection byte by byte and decides
@@ -72,6 +76,9 @@ public:
     /// Not 0: the request at the start of the buffer is refused with this
     /// status (`refusal()` says why); nothing is delivered.
     int refuse = 0;
+    /// `buf[0, deliver)` ends with the head of an upload whose body follows
+    /// (`checked_head()`): it is to be admitted before more is delivered.
+    bool check = false;
   };
 
   /// Tracks requests against `limits` and `head`.
@@ -107,6 +114,9 @@ public:
     }
     return {pos, 0, false, 0};
   }
+
+  /// The head of the last upload a scan stopped at (`verdict::check`).
+  const std::string& checked_head() const { return checked_head_; }
 
   /// Whether a body was refused as too large; the connection's input is
   /// then discarded.
@@ -212,6 +222,11 @@ private:
       remaining_ = facts.length;
     }
     pos = end;
+    if (limits_.check_uploads && facts.upload && !idle()) {
+      // The body (whatever of it is here already) waits for the check.
+      checked_head_.assign(buf + start, end - start);
+      return {true, {end, len - end, false, 0, true}};
+    }
     return {false, {}};
   }
 
@@ -362,6 +377,7 @@ private:
   std::uint64_t remaining_ = 0; // bytes of the current body or chunk
   std::uint64_t body_ = 0;      // chunk bytes of the current request so far
   std::size_t trailer_bytes_ = 0;
+  std::string checked_head_;
   std::string refusal_;
   bool refused_ = false;
   bool inject_pending_ = false;

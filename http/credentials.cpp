@@ -22,17 +22,25 @@ std::string host_of(std::string_view url) {
 
 } // namespace
 
-use_cases::accounts::credentials credentials_of(const request_view& req) {
+use_cases::accounts::credentials
+credentials_from(std::optional<std::string_view> authorization,
+                 std::optional<std::string_view> origin,
+                 std::optional<std::string_view> referer) {
   use_cases::accounts::credentials c;
-  if (auto auth = req.header("Authorization")) {
+  if (authorization) {
     c.has_authorization = true;
-    c.bearer = core::account::bearer_of(*auth);
+    c.bearer = core::account::bearer_of(*authorization);
   }
-  if (auto origin = req.header("Origin"); origin && *origin != "null")
+  if (origin && *origin != "null")
     c.origin_host = host_of(*origin);
-  else if (auto referer = req.header("Referer"))
+  else if (referer)
     c.origin_host = host_of(*referer);
   return c;
+}
+
+use_cases::accounts::credentials credentials_of(const request_view& req) {
+  return credentials_from(req.header("Authorization"), req.header("Origin"),
+                          req.header("Referer"));
 }
 
 std::optional<core::expected<use_cases::accounts::principal>>

@@ -18,6 +18,13 @@ struct services;
 /// Reads the credentials a request presents (Authorization, Origin/Referer).
 use_cases::accounts::credentials credentials_of(const request_view& req);
 
+/// The same from the header values themselves (absent: nullopt), as the
+/// body gate reads them from an upload's head (issue #28).
+use_cases::accounts::credentials
+credentials_from(std::optional<std::string_view> authorization,
+                 std::optional<std::string_view> origin,
+                 std::optional<std::string_view> referer);
+
 /// The request's principal from the key cache alone, on the calling thread
 /// (use_cases::accounts::authenticate_cached): nothing when only storage can
 /// tell (a JWT, a key not cached).

@@ -51,6 +51,20 @@ public:
                             const std::string& message)>
       render;
 
+  /// The answer to an upload's head (issue #28): an empty `refusal` (the
+  /// whole response otherwise) admits it, holding `slot` until its body
+  /// was read or the connection ends.
+  struct upload_admission {
+    std::string refusal;
+    std::shared_ptr<void> slot;
+  };
+
+  /// Decides on the head of an upload before any byte of its body is read
+  /// (set with `limits.check_uploads`); calls `done` once, on any thread.
+  std::function<void(std::string head, const asio::ip::address& peer,
+                     std::function<void(upload_admission)> done)>
+      admit_upload;
+
 private:
   void shutdown() override {}
 };
@@ -119,6 +133,8 @@ public:
       watch_->owner = nullptr;
       watch_->timer.cancel();
     }
+    if (check_)
+      check_->owner = nullptr;
   }
 
   /// The TCP socket (accept, options, endpoints).
@@ -156,8 +172,12 @@ public:
     } else {
       sock_.close(ec);
     }
-    // A read waiting for RESTinio's writes learns that it ends.
+    upload_slot_.reset();
+    // A read waiting for RESTinio's writes, or for an upload's admission,
+    // learns that it ends.
     resume_parked();
+    if (auto p = std::move(check_parked_))
+      p->resume();
   }
 
   /// Writes as the TCP socket does, noting that a write is under way.
@@ -189,6 +209,28 @@ public:
     auto ex = asio::get_associated_executor(handler, sock_.get_executor());
     read_op<handler_type> op{this, static_cast<char*>(b.data()),  b.size(), 0,
                              ex,   std::forward<Handler>(handler)};
+    start_read(std::move(op));
+  }
+
+private:
+  template <class Handler>
+  struct read_op;
+
+  // RESTinio's read, once no admission of an upload is pending.
+  template <class Handler>
+  void start_read(read_op<Handler> op) {
+    if (check_ && !check_->done && !closed_) {
+      // The upload's body waits until its head is admitted.
+      check_parked_ = std::make_unique<check_wait<Handler>>(std::move(op));
+      return;
+    }
+    if (check_ && check_->done) {
+      auto c = std::move(check_);
+      c->owner = nullptr;
+      if (!c->result.refusal.empty())
+        return op.refuse_rendered(std::move(c->result.refusal));
+      upload_slot_ = std::move(c->result.slot);
+    }
     if (closed_ || !sock_.is_open())
       return op.complete_later(asio::error::operation_aborted, 0);
     if (gate_.injection_pending()) {
@@ -214,7 +256,6 @@ public:
     op.read_more();
   }
 
-private:
   // A read waiting for RESTinio's writes to end (see `refuse`).
   struct parked_read {
     virtual ~parked_read() = default;
@@ -292,6 +333,14 @@ private:
       auto v = s.gate_.scan(base, filled, cap);
       if (v.refuse)
         return refuse(v.refuse, s.gate_.refusal());
+      if (v.check) {
+        // The head goes to RESTinio now; its body after the admission.
+        if (v.keep > 0)
+          s.keep_aside(base + filled - v.keep, v.keep, cap);
+        s.start_check();
+        s.delivered();
+        return std::move(handler)(asio::error_code{}, v.deliver);
+      }
       if (v.grow) {
         s.big_ = std::make_unique<std::string>(base, filled);
         return read_more();
@@ -321,6 +370,8 @@ private:
         s.big_.reset();
         return refuse(v.refuse, s.gate_.refusal());
       }
+      if (v.check)
+        s.start_check();
       if (v.deliver == 0 && !s.gate_.injection_pending()) {
         big.resize(v.keep);
         return read_more();
@@ -353,6 +404,13 @@ private:
       std::string text;
       if (s.svc_->render)
         text = s.svc_->render(peer, status, message);
+      refuse_rendered(std::move(text));
+    }
+
+    // Sends `text` (a whole response) and ends RESTinio's read with EOF.
+    void refuse_rendered(std::string text) {
+      auto& s = *self;
+      asio::error_code ignored;
       s.closed_ = true;
       s.deadline_ = clock::time_point{};
       s.sock_.cancel(ignored);
@@ -374,6 +432,50 @@ private:
       op.refuse(status, message);
     }
   };
+
+  // An upload's admission, shared with the server's answer so that the
+  // socket may go first.
+  struct upload_check {
+    gated_socket* owner = nullptr;
+    bool done = false;
+    gate_service::upload_admission result;
+  };
+
+  // RESTinio's read of an upload's body, waiting for its admission.
+  template <class Handler>
+  struct check_wait : parked_read {
+    explicit check_wait(read_op<Handler>&& o) : op(std::move(o)) {}
+    read_op<Handler> op;
+    void resume() override {
+      if (op.self->closed_)
+        return op.complete_later(asio::error::operation_aborted, 0);
+      op.self->start_read(std::move(op));
+    }
+  };
+
+  // Asks the server about the upload whose head was just scanned.
+  void start_check() {
+    auto st = std::make_shared<upload_check>();
+    st->owner = this;
+    check_ = st;
+    if (!svc_->admit_upload) {
+      st->done = true;
+      return;
+    }
+    asio::error_code ignored;
+    auto peer = sock_.remote_endpoint(ignored).address();
+    auto ex = sock_.get_executor();
+    svc_->admit_upload(gate_.checked_head(), peer,
+                       [st, ex](gate_service::upload_admission a) mutable {
+                         asio::post(ex, [st, a = std::move(a)]() mutable {
+                           st->result = std::move(a);
+                           st->done = true;
+                           if (auto* owner = st->owner)
+                             if (auto p = std::move(owner->check_parked_))
+                               p->resume();
+                         });
+                       });
+  }
 
   // A head larger than RESTinio's buffer is read this much at a time.
   static constexpr std::size_t big_step = 16384;
@@ -410,6 +512,9 @@ private:
 
   // A request went to RESTinio whole: the next one gets its own deadline.
   void delivered() {
+    // An upload's body was read: its slot is free again.
+    if (gate_.idle() && !check_)
+      upload_slot_.reset();
     held_ = 0;
     if (!received_any())
       deadline_ = clock::time_point{};
@@ -465,6 +570,9 @@ private:
   }
 
   void forget() {
+    check_.reset();
+    check_parked_.reset();
+    upload_slot_.reset();
     gate_ = body_gate{svc_->limits, svc_->head};
     stash_len_ = 0;
     stash_cap_ = 0;
@@ -548,6 +656,12 @@ private:
   bool timed_out_ = false;
   int writes_ = 0;
   std::unique_ptr<parked_read> parked_;
+  // The admission of the upload whose head was delivered last, while its
+  // answer is pending or not yet taken by the next read.
+  std::shared_ptr<upload_check> check_;
+  std::unique_ptr<parked_read> check_parked_;
+  // Held while an admitted upload's body is read (the server's counters).
+  std::shared_ptr<void> upload_slot_;
   clock::time_point deadline_{};
   std::shared_ptr<watch> watch_;
 };

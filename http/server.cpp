@@ -1,8 +1,11 @@
 #include "http/server.hpp"
 
+#include "core/account/credentials.hpp"
 #include "core/base/ascii.hpp"
+#include "core/batch/job.hpp"
 #include "http/admission.hpp"
 #include "http/codec/error.hpp"
+#include "http/credentials.hpp"
 #include "http/deadline_list.hpp"
 #include "http/errors.hpp"
 #include "http/exchange_impl.hpp"
@@ -11,6 +14,7 @@
 #include "http/rate_limit.hpp"
 #include "http/router.hpp"
 #include "http/services.hpp"
+#include "http/upload_slots.hpp"
 #include "log/log.hpp"
 #include "security/random.hpp"
 
@@ -214,15 +218,59 @@ using reuse_port =
 
 } // namespace
 
+// The value of header `name` (any case) in a request head, "" when absent;
+// `count` gets how many times it occurs.
+std::string_view head_field(std::string_view head, std::string_view name,
+                            int& count) {
+  std::string_view found;
+  count = 0;
+  std::size_t at = head.find('\n');
+  while (at != std::string_view::npos && at + 1 < head.size()) {
+    auto start = at + 1;
+    auto end = head.find('\n', start);
+    auto line = head.substr(start, end == std::string_view::npos
+                                       ? std::string_view::npos
+                                       : end - start);
+    if (!line.empty() && line.back() == '\r')
+      line.remove_suffix(1);
+    auto colon = line.find(':');
+    if (colon == name.size() &&
+        core::ascii_iequals(line.substr(0, colon), name)) {
+      auto value = line.substr(colon + 1);
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+        value.remove_prefix(1);
+      while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))
+        value.remove_suffix(1);
+      if (count++ == 0)
+        found = value;
+    }
+    at = end;
+  }
+  return found;
+}
+
 struct server::impl {
   services& svc;
   service_hooks hooks{svc};
+  // Uploads whose body is read now (issue #28), shared by every loop.
+  std::shared_ptr<upload_slots> uploads_by_org = std::make_shared<upload_slots>(
+      svc.cfg.batch.max_concurrent_uploads_per_organization);
+  std::shared_ptr<upload_slots> uploads_by_ip = std::make_shared<upload_slots>(
+      svc.cfg.batch.max_concurrent_uploads_per_ip);
   std::vector<std::unique_ptr<event_loop>> loops;
   bool running = false;
   std::string id_prefix = security::random_base62(6);
   std::atomic<std::uint64_t> next_id{0};
 
-  explicit impl(services& s) : svc(s) {}
+  explicit impl(services& s) : svc(s) {
+    svc.stats.add_gauge(
+        "mailassay_uploads_reading",
+        "Batch uploads admitted whose body is being read now (at most "
+        "batch.max_concurrent_uploads_per_organization per organization).",
+        [slots = uploads_by_org] {
+          return static_cast<double>(slots->total());
+        });
+  }
 
   restinio::request_handling_status_t
   on_request(event_loop& loop, restinio::request_handle_t req) {
@@ -256,6 +304,13 @@ struct server::impl {
   // `Connection: close`; counted and logged like any answer.
   std::string refusal(const asio::ip::address& peer, int status,
                       const std::string& message) {
+    return refusal_of(peer, core::make_error(refusal_kind(status), message),
+                      "malformed");
+  }
+
+  // The same for error `e` of route `route`.
+  std::string refusal_of(const asio::ip::address& peer, const core::error& e,
+                         const char* route) {
     std::string text;
     auto ex = exchange::create();
     auto& p = ex->state();
@@ -267,13 +322,90 @@ struct server::impl {
     p.view.client_ip = p.view.peer_ip;
     p.view.index_headers();
     p.id = fresh_request_id();
-    p.route = "malformed";
+    p.route = route;
     p.hooks = &hooks;
     p.stats = &svc.stats;
     p.close_connection = true;
     p.raw_out = &text;
-    ex->fail(core::make_error(refusal_kind(status), message));
+    ex->fail(e);
     return text;
+  }
+
+  // Decides on an upload's head before its body is read (issue #28): the
+  // client address's slot, the credentials and the key's rights, the
+  // organization's active job and its slot, as the upload's handler will
+  // (which still decides: two uploads may both pass here). Storage answers
+  // on a worker; `done` is called there.
+  void admit_upload(std::string head, const asio::ip::address& peer,
+                    std::function<void(gate_service::upload_admission)> done) {
+    auto peer_text =
+        peer.is_v4() ? dotted_quad(peer.to_v4()) : peer.to_string();
+    int forwarded = 0;
+    auto xff = head_field(head, "X-Forwarded-For", forwarded);
+    auto client =
+        svc.trusted_proxies.empty()
+            ? peer_text
+            : core::limits::client_ip(peer_text, xff, svc.trusted_proxies);
+    auto refuse = [this, peer, done](const core::error& e) {
+      done({refusal_of(peer, e, "/v2/batch/upload"), nullptr});
+    };
+    auto busy = [](const char* whose) {
+      auto e = core::make_error(
+          core::errc::rate_limited,
+          std::string{"Too many uploads in progress for this "} + whose +
+              ": wait until one of them is read");
+      e.retry_after = 5;
+      return e;
+    };
+    auto ip_slot = uploads_by_ip->take(client);
+    if (!ip_slot)
+      return refuse(busy("client address"));
+    // The head moves into the job; the credentials view into its copy.
+    auto owned = std::make_shared<const std::string>(std::move(head));
+    auto field = [&owned](std::string_view name) {
+      int n = 0;
+      auto v = head_field(*owned, name, n);
+      return std::make_pair(n, v);
+    };
+    auto [authorizations, auth] = field("Authorization");
+    if (authorizations > 1)
+      return refuse(core::make_error(core::errc::bad_request,
+                                     "Send one Authorization header"));
+    auto present = [](const std::pair<int, std::string_view>& f) {
+      return f.first > 0 ? std::optional<std::string_view>{f.second}
+                         : std::nullopt;
+    };
+    auto creds =
+        credentials_from(present({authorizations, auth}),
+                         present(field("Origin")), present(field("Referer")));
+    svc.storage.submit({[this, owned, creds, refuse, busy, done,
+                         ip_slot](actors::job_context& ctx) mutable {
+      // Without storage the handler answers (503); nothing to decide here.
+      if (!ctx.db)
+        return done({"", ip_slot});
+      auto env = ctx.env(svc.now());
+      auto who = use_cases::accounts::authenticate(env, creds);
+      if (!who)
+        return refuse(who.error_value());
+      if (auto refused = key_use_refusal(*who, core::account::key_use::account))
+        return refuse(*refused);
+      auto jobs =
+          env.db.list_batch_jobs(who->organization_id(), 2, std::nullopt);
+      if (jobs)
+        for (const auto& j : *jobs)
+          if (core::batch::is_active(j.status))
+            return refuse(core::make_error(
+                core::errc::active_job_exists,
+                "A batch job is already running for this organization"));
+      auto org_slot = uploads_by_org->take(who->organization_id());
+      if (!org_slot)
+        return refuse(busy("organization"));
+      // Both slots, held while the body is read.
+      auto both = std::make_shared<
+          std::pair<std::shared_ptr<void>, std::shared_ptr<void>>>(
+          std::move(ip_slot), std::move(org_slot));
+      done({"", both});
+    }});
   }
 
   // "<prefix>-<n>": short enough to need no allocation.
@@ -392,6 +524,12 @@ struct server::impl {
                          const std::string& message) {
       return refusal(peer, status, message);
     };
+    gate.limits.check_uploads = true;
+    gate.admit_upload =
+        [this](std::string head, const asio::ip::address& peer,
+               std::function<void(gate_service::upload_admission)> done) {
+          admit_upload(std::move(head), peer, std::move(done));
+        };
     restinio::server_settings_t<traits> settings;
     settings.address(svc.cfg.http.address)
         .port(svc.cfg.http.port)

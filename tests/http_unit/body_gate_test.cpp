@@ -132,6 +132,56 @@ TEST_SUITE("http.body_gate") {
     }
   }
 
+  TEST_CASE("with check_uploads, an upload's scan stops after its head: "
+            "the body waits for the admission, other requests pass") {
+    body_limits checked = limits;
+    checked.check_uploads = true;
+    for (const std::string& body_start :
+         {std::string{}, std::string{"aaaa"}, std::string(50, 'a')}) {
+      CAPTURE(body_start.size());
+      body_gate g{checked};
+      auto whole = upload(50);
+      auto head = whole.substr(0, whole.size() - 50);
+      auto input = get + head + body_start;
+      std::vector<char> buf(input.begin(), input.end());
+      buf.resize(1024);
+      auto v = g.scan(buf.data(), input.size(), buf.size());
+      CHECK(v.check);
+      CHECK(v.refuse == 0);
+      // The GET before and the upload's head, not a byte of its body.
+      CHECK(v.deliver == get.size() + head.size());
+      CHECK(v.keep == body_start.size());
+      CHECK(g.checked_head() == head);
+      CHECK_FALSE(g.idle());
+      // Once admitted, its body is read as any body.
+      std::string rest = body_start + std::string(50 - body_start.size(), 'a');
+      std::vector<char> more(rest.begin(), rest.end());
+      more.resize(1024);
+      auto w = g.scan(more.data(), rest.size(), more.size());
+      CHECK_FALSE(w.check);
+      CHECK(w.deliver == rest.size());
+      CHECK(g.idle());
+    }
+    // A chunked upload stops after its head too; a GET or an upload
+    // without a body is never held; without the flag nothing is.
+    body_gate c{checked};
+    std::vector<char> buf(chunked_head.begin(), chunked_head.end());
+    buf.resize(256);
+    CHECK(c.scan(buf.data(), chunked_head.size(), buf.size()).check);
+    body_gate e{checked};
+    auto empty = upload(0);
+    std::vector<char> b2(empty.begin(), empty.end());
+    b2.resize(256);
+    CHECK_FALSE(e.scan(b2.data(), empty.size(), b2.size()).check);
+    body_gate plain{limits};
+    auto up = upload(50);
+    std::vector<char> b3(up.begin(), up.end());
+    b3.resize(256);
+    auto v = plain.scan(b3.data(), up.size(), b3.size());
+    CHECK_FALSE(v.check);
+    CHECK(v.deliver == up.size());
+  }
+
   TEST_CASE("the upload limit applies to the upload route only") {
     body_gate g{limits};
     auto other = "POST /v2/batch/uploads HTTP/1.1\r\nHost: x\r\n"
