@@ -425,8 +425,13 @@ TEST_SUITE("api.batch") {
       });
     for (auto& t : threads)
       t.join();
+    // The others are refused, 409 (the active job) or, before their body
+    // is read, 429 (more than two uploads of the organization in progress,
+    // issue #28): none makes a job.
     CHECK(std::count(statuses.begin(), statuses.end(), 201) == 1);
-    CHECK(std::count(statuses.begin(), statuses.end(), 409) == 5);
+    CHECK(std::count(statuses.begin(), statuses.end(), 409) +
+              std::count(statuses.begin(), statuses.end(), 429) ==
+          5);
     CHECK(env.get("/v2/batch")["items"].size() == 1);
   }
 
