@@ -418,4 +418,33 @@ int check_trailer_line(std::string_view text, std::string& message) {
   return 0;
 }
 
+std::string_view head_field(std::string_view head, std::string_view name,
+                            int& count) {
+  std::string_view found;
+  count = 0;
+  std::size_t at = head.find('\n');
+  while (at != std::string_view::npos && at + 1 < head.size()) {
+    auto start = at + 1;
+    auto end = head.find('\n', start);
+    auto line = head.substr(start, end == std::string_view::npos
+                                       ? std::string_view::npos
+                                       : end - start);
+    if (!line.empty() && line.back() == '\r')
+      line.remove_suffix(1);
+    auto colon = line.find(':');
+    if (colon == name.size() &&
+        core::ascii_iequals(line.substr(0, colon), name)) {
+      auto value = line.substr(colon + 1);
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+        value.remove_prefix(1);
+      while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))
+        value.remove_suffix(1);
+      if (count++ == 0)
+        found = value;
+    }
+    at = end;
+  }
+  return found;
+}
+
 } // namespace mailassay::http

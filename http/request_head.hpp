@@ -61,4 +61,10 @@ head_facts check_head_start(std::string_view start, const head_limits& limits);
 /// line end): 0 when acceptable, else 400 with `message` set.
 int check_trailer_line(std::string_view line, std::string& message);
 
+/// The value of field `name` (any case, surrounding blanks trimmed) in a
+/// complete head, "" when absent; `count` gets how many field lines have that
+/// name (the gate reads an upload's credentials from its head, issue #28).
+std::string_view head_field(std::string_view head, std::string_view name,
+                            int& count);
+
 } // namespace mailassay::http

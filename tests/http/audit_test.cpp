@@ -15,20 +15,6 @@ struct audit_env {
   std::string jwt = owner["accessToken"].get<std::string>();
   std::string owner_id = owner["user"]["id"].get<std::string>();
 
-  // A member of the organization with `role`, logged in.
-  std::string member(const std::string& role) {
-    auto email = unique_email("m");
-    auto added = a.post(
-        "/v2/organization/members",
-        {{"email", email}, {"password", "member password"}, {"role", role}},
-        jwt);
-    REQUIRE_MESSAGE(added.status == 201, added.body);
-    auto login = a.post("/v2/auth/login",
-                        {{"email", email}, {"password", "member password"}});
-    REQUIRE_MESSAGE(login.status == 200, login.body);
-    return json::parse(login.body)["accessToken"].get<std::string>();
-  }
-
   json log(const std::string& token, const std::string& query = "") {
     auto r = a.call("GET", "/v2/audit-log" + query, token);
     REQUIRE_MESSAGE(r.status == 200, r.body);
@@ -47,7 +33,7 @@ TEST_SUITE("api.audit") {
     auto secret = created["key"].get<std::string>();
     REQUIRE(env.a.call("POST", "/v2/api-keys/" + key_id + "/revoke", env.jwt)
                 .status == 200);
-    auto admin = env.member("admin");
+    auto admin = env.a.member_token(env.jwt, "admin");
     auto page = env.log(admin);
     auto& items = page["items"];
     // Newest first: the revoke, the creation, then the members' additions.
@@ -76,7 +62,7 @@ TEST_SUITE("api.audit") {
     CHECK(find("member.added")["details"]["role"] == "admin");
 
     // Members and keys may not read it; strangers are refused.
-    auto member = env.member("member");
+    auto member = env.a.member_token(env.jwt, "member");
     auto denied = env.a.call("GET", "/v2/audit-log", member);
     CHECK(denied.status == 403);
     CHECK(json::parse(denied.body)["code"] == "FORBIDDEN");

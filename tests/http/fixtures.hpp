@@ -6,7 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <unistd.h>
@@ -15,6 +18,32 @@
 namespace mailassay::testing {
 
 using nlohmann::json;
+
+/// A unique email for a test.
+inline std::string unique_email(const std::string& tag) {
+  static int n = 0;
+  return tag + std::to_string(::getpid()) + "-" + std::to_string(++n) +
+         "@example.org";
+}
+
+/// Whether the tests run against SQLite (the default), not PostgreSQL.
+inline bool on_sqlite() {
+  return std::getenv("MAILASSAY_TEST_HTTP_DB_URL") == nullptr;
+}
+
+/// Whether the SQLite database of `srv` (main file or its WAL) holds
+/// `needle` anywhere in its bytes; false on PostgreSQL (no file of ours).
+inline bool database_holds(const server_process& srv,
+                           const std::string& needle) {
+  for (auto suffix : {"", "-wal"}) {
+    std::ifstream in{srv.dir() + "/test.db" + suffix, std::ios::binary};
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    if (bytes.str().find(needle) != std::string::npos)
+      return true;
+  }
+  return false;
+}
 
 /// Shortcuts for one running server.
 struct api {
@@ -57,6 +86,24 @@ struct api {
     return std::stod(text.substr(at + name.size() + 2));
   }
 
+  /// Adds a member with `role` to the organization of `owner` (a token)
+  /// and logs it in; returns its access token.
+  std::string member_token(const std::string& owner,
+                           const std::string& role = "member") {
+    auto email = unique_email(role);
+    auto added = post(
+        "/v2/organization/members",
+        {{"email", email}, {"password", "member password"}, {"role", role}},
+        owner);
+    if (added.status != 201)
+      throw std::runtime_error("add member failed: " + added.body);
+    auto login = post("/v2/auth/login",
+                      {{"email", email}, {"password", "member password"}});
+    if (login.status != 200)
+      throw std::runtime_error("member login failed: " + login.body);
+    return json::parse(login.body)["accessToken"].get<std::string>();
+  }
+
   /// Creates a key with `body`; returns the 201 body.
   json create_key(const std::string& token, json body = {{"name", "k"}}) {
     auto r = post("/v2/api-keys", body, token);
@@ -65,13 +112,6 @@ struct api {
     return json::parse(r.body);
   }
 };
-
-/// A unique email for a test.
-inline std::string unique_email(const std::string& tag) {
-  static int n = 0;
-  return tag + std::to_string(::getpid()) + "-" + std::to_string(++n) +
-         "@example.org";
-}
 
 /// The environment of a server that probes SMTP servers on loopback (the
 /// project's SMTP peer or a local MTA): DNS from `dns_server`, test domains

@@ -68,38 +68,7 @@ struct privacy_env {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
-
-  // A member (not admin, unless `role` says) of the organization, logged in.
-  std::string member_token(const std::string& role = "member") {
-    auto email = unique_email("m");
-    auto added = a->post(
-        "/v2/organization/members",
-        {{"email", email}, {"password", "member password"}, {"role", role}},
-        jwt);
-    REQUIRE_MESSAGE(added.status == 201, added.body);
-    auto login = a->post("/v2/auth/login",
-                         {{"email", email}, {"password", "member password"}});
-    REQUIRE_MESSAGE(login.status == 200, login.body);
-    return json::parse(login.body)["accessToken"].get<std::string>();
-  }
 };
-
-// Whether the SQLite database of `srv` (main file or its WAL) holds
-// `needle` anywhere in its bytes; false on PostgreSQL (no file of ours).
-bool database_holds(const server_process& srv, const std::string& needle) {
-  for (auto suffix : {"", "-wal"}) {
-    std::ifstream in{srv.dir() + "/test.db" + suffix, std::ios::binary};
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    if (bytes.str().find(needle) != std::string::npos)
-      return true;
-  }
-  return false;
-}
-
-bool on_sqlite() {
-  return std::getenv("MAILASSAY_TEST_HTTP_DB_URL") == nullptr;
-}
 
 } // namespace
 
@@ -126,7 +95,7 @@ TEST_SUITE("api.privacy") {
     CHECK(foreign.status == 404);
     CHECK(json::parse(foreign.body)["code"] == "NOT_FOUND");
     // A member may read the job but not delete it.
-    auto member = env.member_token();
+    auto member = env.a->member_token(env.jwt);
     auto denied = env.a->call("DELETE", "/v2/batch/" + id, member);
     CHECK(denied.status == 403);
     CHECK(json::parse(denied.body)["code"] == "FORBIDDEN");
@@ -222,8 +191,8 @@ TEST_SUITE("api.privacy") {
         {{"MAILASSAY_WEBHOOKS_ALLOW_PRIVATE_TARGETS", "127.0.0.0/8"},
          {"MAILASSAY_WEBHOOKS_ALLOW_HTTP", "true"},
          {"MAILASSAY_WEBHOOKS_ALLOW_ANY_PORT", "true"}}};
-    auto member = env.member_token();
-    auto admin = env.member_token("admin");
+    auto member = env.a->member_token(env.jwt);
+    auto admin = env.a->member_token(env.jwt, "admin");
     auto hook = env.a->post("/v2/webhooks",
                             {{"url", "http://127.0.0.1:9/hook?token=t0k3n"},
                              {"events", {"batch.completed"}}},
@@ -285,8 +254,8 @@ TEST_SUITE("api.privacy") {
   TEST_CASE("DELETE /v2/organization: owner and password only; then nothing "
             "of it is left and its tokens and keys are refused at once") {
     privacy_env env;
-    auto member = env.member_token();
-    auto admin = env.member_token("admin");
+    auto member = env.a->member_token(env.jwt);
+    auto admin = env.a->member_token(env.jwt, "admin");
     auto other_owner = env.a->signup("O", unique_email("o"));
     auto other_jwt = other_owner["accessToken"].get<std::string>();
     auto other_key = env.a->create_key(other_jwt)["key"].get<std::string>();

@@ -89,38 +89,7 @@ struct retention_env {
   http_response patch_org(const json& body, const std::string& token) {
     return a->call("PATCH", "/v2/organization", token, body.dump());
   }
-
-  // A member of the organization with `role`, logged in.
-  std::string user_token(const std::string& role) {
-    auto email = unique_email(role);
-    auto added = a->post(
-        "/v2/organization/members",
-        {{"email", email}, {"password", "member password"}, {"role", role}},
-        jwt);
-    REQUIRE_MESSAGE(added.status == 201, added.body);
-    auto login = a->post("/v2/auth/login",
-                         {{"email", email}, {"password", "member password"}});
-    REQUIRE_MESSAGE(login.status == 200, login.body);
-    return json::parse(login.body)["accessToken"].get<std::string>();
-  }
 };
-
-// Whether the SQLite database of `srv` (main file or its WAL) holds
-// `needle` anywhere in its bytes.
-bool database_holds(const server_process& srv, const std::string& needle) {
-  for (auto suffix : {"", "-wal"}) {
-    std::ifstream in{srv.dir() + "/test.db" + suffix, std::ios::binary};
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    if (bytes.str().find(needle) != std::string::npos)
-      return true;
-  }
-  return false;
-}
-
-bool on_sqlite() {
-  return std::getenv("MAILASSAY_TEST_HTTP_DB_URL") == nullptr;
-}
 
 void check_gone(const http_response& r) {
   CHECK_MESSAGE(r.status == 410, r.body);
@@ -221,8 +190,8 @@ TEST_SUITE("api.retention") {
   TEST_CASE("PATCH /v2/organization: owners only, 0 < value <= the server's "
             "retention, null for the server's") {
     retention_env env{{{"MAILASSAY_BATCH_RETENTION_SECONDS", "86400"}}};
-    auto admin = env.user_token("admin");
-    auto member = env.user_token("member");
+    auto admin = env.a->member_token(env.jwt, "admin");
+    auto member = env.a->member_token(env.jwt, "member");
     for (const auto& token : {admin, member, env.key}) {
       auto r = env.patch_org({{"batchRetentionSeconds", 60}}, token);
       CHECK_MESSAGE(r.status == 403, r.body);

@@ -14,6 +14,7 @@
 using mailassay::http::body_gate;
 using mailassay::http::body_limits;
 using mailassay::http::check_head;
+using mailassay::http::head_field;
 using mailassay::http::head_limits;
 
 namespace {
@@ -96,6 +97,24 @@ int status_of(const std::string& head, head_limits l = {}) {
 } // namespace
 
 TEST_SUITE("http.body_gate") {
+  TEST_CASE("head_field finds a field by name in any case, trimmed, and "
+            "counts its lines") {
+    const std::string head =
+        "POST /v2/batch/upload HTTP/1.1\r\nHost: x\r\n"
+        "authorization:  Bearer abc \t\r\nX-Authorization: no\r\n"
+        "Origin: https://a.example\nAuthorization: Bearer second\r\n\r\n";
+    int n = -1;
+    CHECK(head_field(head, "Authorization", n) == "Bearer abc");
+    CHECK(n == 2); // the first one's value, both counted
+    CHECK(head_field(head, "origin", n) == "https://a.example");
+    CHECK(n == 1);
+    CHECK(head_field(head, "Referer", n).empty());
+    CHECK(n == 0);
+    // The request line is never a field, whatever it holds.
+    CHECK(head_field("Host: x HTTP/1.1\r\n\r\n", "Host", n).empty());
+    CHECK(n == 0);
+  }
+
   TEST_CASE("requests within their limits pass unchanged, however the "
             "reads split them") {
     std::string chunked_upload = chunked_head + chunk(std::string(60, 'b')) +
