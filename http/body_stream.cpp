@@ -69,16 +69,24 @@ void body_stream::abort(const core::error& e) {
   close_answer(s, p.status, elapsed);
 }
 
-body_stream_ptr exchange::stream(response head) {
-  if (impl_->done.exchange(true))
-    return nullptr;
+void exchange::stream(response head,
+                      std::function<void(body_stream_ptr)> then) {
+  if (!at_home())
+    return resume([self = shared_from_this(), head = std::move(head),
+                   then = std::move(then)]() mutable {
+      self->stream(std::move(head), std::move(then));
+    });
   auto& s = *impl_;
+  if (s.done)
+    return then(nullptr);
+  s.done = true;
+  s.cancelled.store(true, std::memory_order_release);
   // A HEAD gets the head a GET would get, and no body to stream.
   if (s.view.is_head()) {
     write_answer(s, std::move(head), body_mode::chunked_head);
-    return nullptr;
+    return then(nullptr);
   }
-  if (s.added.load())
+  if (s.listed)
     s.deadlines->remove(s);
   auto p = std::make_unique<body_stream::impl>();
   p->ex = shared_from_this();
@@ -88,7 +96,7 @@ body_stream_ptr exchange::stream(response head) {
   p->out.emplace(s.req->create_response<restinio::chunked_output_t>(
       status_line(head.status)));
   add_stream_headers(*p->out, s, head);
-  return std::make_shared<body_stream>(std::move(p));
+  then(std::make_shared<body_stream>(std::move(p)));
 }
 
 } // namespace mailassay::http

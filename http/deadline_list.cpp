@@ -4,53 +4,48 @@
 
 namespace mailassay::http {
 
-deadline_list::deadline_list(asio::io_context& ioctx,
-                             std::chrono::milliseconds timeout)
-    : timer_(std::in_place, ioctx), timeout_(timeout) {}
+deadline_list::deadline_list(asio::io_context& ioctx)
+    : timer_(std::in_place, ioctx) {}
 
 void deadline_list::add(exchange& ex) {
   auto& x = ex.state();
-  std::lock_guard guard{mtx_};
-  if (closed_)
+  if (closed_ || x.done || x.listed)
     return;
-  x.added.store(true);
-  if (x.done.load())
-    return; // answered meanwhile, on another thread
-  // From the arrival time: one clock read fewer, and the order is the same.
-  x.deadline_at = x.started + timeout_;
   x.prev = tail_;
   x.next = nullptr;
   (tail_ ? tail_->next : head_) = &x;
   tail_ = &x;
-  x.listed = true;
+  x.listed = ex.shared_from_this();
   if (!armed_)
     arm(x.deadline_at);
 }
 
 void deadline_list::remove(exchange::impl& x) {
-  std::lock_guard guard{mtx_};
+  // The caller holds the exchange: dropping the list's reference here
+  // never destroys it.
   unlink(x);
 }
 
 void deadline_list::close() {
-  std::lock_guard guard{mtx_};
   closed_ = true;
+  // Dropped after the walk: an exchange let go answers itself (500) in its
+  // destructor, which must not find the list half unlinked.
+  std::vector<std::shared_ptr<exchange>> dropped;
   while (head_)
-    unlink(*head_);
+    dropped.push_back(unlink(*head_));
+  dropped.clear();
   timer_.reset();
 }
 
-void deadline_list::unlink(exchange::impl& x) {
+std::shared_ptr<exchange> deadline_list::unlink(exchange::impl& x) {
   if (!x.listed)
-    return;
+    return nullptr;
   (x.prev ? x.prev->next : head_) = x.next;
   (x.next ? x.next->prev : tail_) = x.prev;
   x.prev = x.next = nullptr;
-  x.listed = false;
+  return std::move(x.listed);
 }
 
-// Called with the lock held; asio timers are not thread-safe, and every use
-// of this one is under the lock.
 void deadline_list::arm(std::chrono::steady_clock::time_point at) {
   armed_ = true;
   timer_->expires_at(at);
@@ -63,24 +58,15 @@ void deadline_list::arm(std::chrono::steady_clock::time_point at) {
 }
 
 void deadline_list::on_timer() {
-  std::vector<exchange_ptr> due;
-  {
-    std::lock_guard guard{mtx_};
-    armed_ = false;
-    if (closed_)
-      return;
-    auto now = std::chrono::steady_clock::now();
-    while (head_ && head_->deadline_at <= now) {
-      auto& x = *head_;
-      unlink(x);
-      // A request whose last owner is letting go answers itself (500) in
-      // its destructor.
-      if (auto ex = x.self->weak_from_this().lock())
-        due.push_back(std::move(ex));
-    }
-    if (head_)
-      arm(head_->deadline_at);
-  }
+  armed_ = false;
+  if (closed_)
+    return;
+  std::vector<std::shared_ptr<exchange>> due;
+  auto now = std::chrono::steady_clock::now();
+  while (head_ && head_->deadline_at <= now)
+    due.push_back(unlink(*head_));
+  if (head_)
+    arm(head_->deadline_at);
   for (auto& ex : due)
     ex->time_out();
 }

@@ -115,7 +115,14 @@ private:
 using body_stream_ptr = std::shared_ptr<body_stream>;
 
 /// One request in flight: answered exactly once, by whoever comes first —
-/// the handler, an actor, or the deadline timer.
+/// the handler, an actor's answer, or the deadline timer.
+///
+/// Every request has one home thread: the event loop that read it. The
+/// exchange's state is only touched there, so it needs no lock and no
+/// atomic: a member called from another thread (a storage worker, Redis,
+/// the resolver, the validation pipeline) posts itself to the home loop
+/// first, and calls from one thread keep their order (docs/architecture.md,
+/// "The request path").
 class exchange : public std::enable_shared_from_this<exchange> {
 public:
   struct impl;
@@ -127,11 +134,19 @@ public:
   exchange(const exchange&) = delete;
   exchange& operator=(const exchange&) = delete;
 
-  /// The request.
+  /// The request; immutable once handed to the handler, so any thread may
+  /// read it.
   const request_view& request() const;
 
-  /// The request id (echoed in `X-Request-Id` and logs).
+  /// The request id (echoed in `X-Request-Id` and logs); immutable.
   const std::string& id() const;
+
+  /// Whether the caller runs on the request's home thread.
+  bool at_home() const;
+
+  /// Runs `f` on the request's home thread: at once when called there,
+  /// else posted to its loop (which keeps the exchange alive meanwhile).
+  void resume(std::function<void()> f);
 
   /// Lets a browser page at `origin` read the response (CORS); set once the
   /// credential admitted that origin.
@@ -157,14 +172,15 @@ public:
   /// authenticating it again.
   void set_rate_key(std::shared_ptr<const core::account::api_key> key);
 
-  /// Writes the response unless one was written already; thread-safe.
+  /// Writes the response unless one was written already.
   void respond(response r);
 
   /// Starts a streamed response with the status, type and headers of
-  /// `head` (its body is ignored); returns null if a response was written
-  /// already, or when the request is a HEAD (then the head alone was
-  /// written). The request no longer times out: the stream ends it.
-  body_stream_ptr stream(response head);
+  /// `head` (its body is ignored) on the home thread, then runs `then`
+  /// there with the stream; with null if a response was written already,
+  /// or when the request is a HEAD (then the head alone was written). The
+  /// request no longer times out: the stream ends it.
+  void stream(response head, std::function<void(body_stream_ptr)> then);
 
   /// Writes `body` as JSON with `status`.
   void json(int status, std::string body);
@@ -179,8 +195,19 @@ public:
   /// Answers with the timeout response; called by the deadline timer.
   void time_out();
 
-  /// Returns whether a response was written.
+  /// Returns whether a response was written. From another thread the
+  /// answer may be stale by the time it is read: a "no" only says the
+  /// request was not answered when the home thread last wrote.
   bool answered() const;
+
+  /// A flag set (on the home thread) when the request is answered: work
+  /// still running for it anywhere (a pipeline job, a probe, a credit)
+  /// reads it to stop. Keeps the exchange alive while held.
+  std::shared_ptr<const std::atomic<bool>> cancel_flag();
+
+  /// When the request's deadline answers it (arrival plus the server's
+  /// request timeout); work for it need not go on past this.
+  std::chrono::steady_clock::time_point deadline() const;
 
   /// The RESTinio side; for http/server.cpp only.
   impl& state() { return *impl_; }
@@ -190,10 +217,14 @@ protected:
   explicit exchange(impl& state) : impl_(&state) {}
   ~exchange() = default;
 
-  /// Answers 500 unless answered: everyone who could answer let go.
+  /// Answers 500 unless answered: everyone who could answer let go. Runs on
+  /// whichever thread let go last: nobody else can reach the state then.
   void settle();
 
 private:
+  /// Writes `r` on the calling thread (the home thread, or the last owner).
+  void answer_here(response r);
+
   impl* impl_;
 };
 

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,7 +38,15 @@ protected:
 /// RESTinio side of an exchange; only the server and the exchange's own
 /// files (exchange.cpp, response_writer.cpp, body_stream.cpp,
 /// deadline_list.cpp) see it.
+///
+/// Its fields are plain: only the request's home thread (the event loop
+/// that read it, `home`) touches them once the request was handed on;
+/// `exchange` posts every call from another thread there first. The one
+/// exception is `cancelled`, which any thread may read.
 struct exchange::impl {
+  /// The event loop that read the request; null for an answer made without
+  /// one (a refusal of the body gate: made and answered on one thread).
+  asio::io_context* home = nullptr;
   /// Kept until the exchange ends: `view` points into it. Its connection
   /// handle leaves it when the answer is written (exchange.cpp).
   restinio::request_handle_t req;
@@ -57,20 +64,23 @@ struct exchange::impl {
   const exchange_hooks* hooks = nullptr;
   metrics* stats = nullptr;
   std::atomic<std::int64_t>* in_flight = nullptr;
-  std::atomic<bool> done{false};
+  /// A response was written (or a stream started).
+  bool done = false;
+  /// Set on the home thread with `done`: the request was answered, so work
+  /// still running for it is wasted (exchange::cancel_flag). Read by any
+  /// thread.
+  std::atomic<bool> cancelled{false};
   /// The list whose timer answers this request if nothing else did by its
   /// deadline; set once, before the request is handed to anyone.
   std::shared_ptr<deadline_list> deadlines;
-  /// `deadlines->add` ran (set under the list's lock). The request is added
-  /// only once its handler returned unanswered: one answered at once never
-  /// takes the list's lock. `respond` sets `done` then reads this, `add`
-  /// sets this then reads `done`: one of them sees the other.
-  std::atomic<bool> added{false};
-  // Guarded by the list's mutex.
-  std::chrono::steady_clock::time_point deadline_at; ///< When it times out.
+  /// When it times out: `started` plus the server's request timeout.
+  std::chrono::steady_clock::time_point deadline_at;
   impl* prev = nullptr; ///< Neighbours in the deadline list.
   impl* next = nullptr;
-  bool listed = false;      ///< In the deadline list.
+  /// Set while in the deadline list: the list owns the request until it is
+  /// answered, so it is never destroyed while listed, and its last owner
+  /// always lets go of an unlisted one.
+  std::shared_ptr<exchange> listed;
   exchange* self = nullptr; ///< The exchange owning this state.
   std::optional<response> on_timeout;
   /// The body gate refused the request's body (see body_gate.hpp).

@@ -151,7 +151,7 @@ restinio::http_status_line_t status_line(int status) {
 // the head. An exchange without a RESTinio request (a refusal of the body
 // gate, http/server.cpp) hands its text to `raw_out` instead.
 void write_answer(exchange::impl& s, response r, body_mode mode) {
-  if (s.added.load())
+  if (s.listed)
     s.deadlines->remove(s);
   auto text = text_pool::take();
   bool keep_alive =

@@ -185,8 +185,7 @@ struct event_loop {
   std::unique_ptr<server_type> srv;
   std::unique_ptr<restinio::on_pool_runner_t<server_type>> runner;
 
-  explicit event_loop(std::chrono::milliseconds timeout)
-      : deadlines(std::make_shared<deadline_list>(ioctx, timeout)) {}
+  event_loop() : deadlines(std::make_shared<deadline_list>(ioctx)) {}
 
   ~event_loop() {
     // The timer goes before the I/O context it was made on.
@@ -230,6 +229,8 @@ struct server::impl {
   bool running = false;
   std::string id_prefix = security::random_base62(6);
   std::atomic<std::uint64_t> next_id{0};
+  /// From a request's arrival to the 503 its deadline answers.
+  std::chrono::milliseconds request_timeout{0};
 
   explicit impl(services& s) : svc(s) {
     svc.stats.add_gauge(
@@ -251,6 +252,8 @@ struct server::impl {
     p->stats = &svc.stats;
     p->in_flight = &svc.in_flight;
     p->deadlines = loop.deadlines;
+    p->deadline_at = p->started + request_timeout;
+    p->home = &loop.ioctx;
     auto incoming = p->view.header("X-Request-Id");
     if (incoming && usable_request_id(*incoming))
       p->id = std::string{*incoming};
@@ -568,8 +571,9 @@ std::string server::start() {
   auto& s = *impl_;
   auto n = static_cast<std::size_t>(std::max(1, s.svc.cfg.http.io_threads));
   std::chrono::milliseconds timeout(s.svc.cfg.http.request_timeout_ms);
+  s.request_timeout = timeout;
   for (std::size_t i = 0; i < n; ++i)
-    s.loops.push_back(std::make_unique<event_loop>(timeout));
+    s.loops.push_back(std::make_unique<event_loop>());
   try {
     for (std::size_t i = 0; i < n; ++i)
       s.open_loop(i, n > 1);

@@ -24,6 +24,32 @@ constexpr auto ledger_timeout = std::chrono::seconds(60);
 /// by the budget; this only covers a scheduler that is gone).
 constexpr auto scheduler_slack = std::chrono::seconds(10);
 
+/// How long before its caller's deadline a probe ends, so that its answer
+/// (timed out, unknown) reaches the caller before the deadline answers 503.
+constexpr auto deadline_margin = milliseconds(200);
+
+// Whether nobody waits for request `req`'s answer any more.
+bool abandoned(const request& req) {
+  return req.answered && req.answered->load(std::memory_order_acquire);
+}
+
+// The probe's budget: the request's own, cut to end before its caller's
+// deadline.
+milliseconds budget_of(const request& req) {
+  milliseconds budget(req.timeout_ms);
+  if (!req.deadline)
+    return budget;
+  auto left = std::chrono::duration_cast<milliseconds>(
+      *req.deadline - std::chrono::steady_clock::now() - deadline_margin);
+  return std::max(milliseconds(0), std::min(budget, left));
+}
+
+// The answer of a request that was answered elsewhere: nobody reads it.
+core::error abandoned_error() {
+  return core::make_error(core::errc::unavailable,
+                          "the request was answered before its probe");
+}
+
 /// Validations of one job, each at its own step.
 struct job_state {
   std::vector<request> requests;
@@ -87,6 +113,18 @@ void on_answer(self_ptr self, std::uint64_t id, std::size_t i,
   switch (stage::settle(hold, r.smtp)) {
     case stage::settlement::none: return deliver(self, id, i);
     case stage::settlement::commit:
+      // A caller that can tell whether its answer was delivered keeps the
+      // credit only then (issue #29): it settles.
+      if (j->requests[i].answered) {
+        r.settle_credit = [ledger = self->state.env.ledger,
+                           held = j->held[i]](bool delivered) {
+          if (delivered)
+            caf::anon_send(ledger, credits::commit_credit{held});
+          else
+            caf::anon_send(ledger, credits::refund_credit{held});
+        };
+        return deliver(self, id, i);
+      }
       self->send(self->state.env.ledger, credits::commit_credit{j->held[i]});
       return deliver(self, id, i);
     case stage::settlement::refund:
@@ -112,7 +150,7 @@ void probe(self_ptr self, std::uint64_t id, std::size_t i) {
   ask.domain = a.ascii_domain;
   ask.address = a.local_part + "@" + a.ascii_domain;
   ask.route = j->route;
-  ask.budget = milliseconds(req.timeout_ms);
+  ask.budget = budget_of(req);
   ask.retry_deferrals = req.smtp_retry_deferrals;
   ask.batch = j->batch;
   self->request(self->state.env.scheduler, ask.budget + scheduler_slack, ask)
@@ -133,6 +171,11 @@ void reserve(self_ptr self, std::uint64_t id, std::size_t i) {
   auto* j = find_job(self, id);
   if (!j)
     return;
+  // Answered already (its deadline, its client gone): no credit taken.
+  if (abandoned(j->requests[i])) {
+    j->results[i].refused = abandoned_error();
+    return deliver(self, id, i);
+  }
   self->request(
           self->state.env.ledger, ledger_timeout,
           credits::reserve_credit{j->requests[i].organization_id, "validate"})
@@ -146,6 +189,15 @@ void reserve(self_ptr self, std::uint64_t id, std::size_t i) {
               return deliver(self, id, i);
             }
             j->held[i] = std::move(o.held);
+            // Answered while the ledger wrote: the credit goes back and no
+            // probe starts.
+            if (abandoned(j->requests[i])) {
+              j->results[i].refused = abandoned_error();
+              self->request(self->state.env.ledger, ledger_timeout,
+                            credits::refund_credit{j->held[i]})
+                  .then([](bool) {}, [](caf::error&) {});
+              return deliver(self, id, i);
+            }
             probe(self, id, i);
           },
           [self, id, i](caf::error&) {

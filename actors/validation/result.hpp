@@ -9,6 +9,8 @@
 #include "core/validation/free_checks.hpp"
 #include "core/validation/verdict.hpp"
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -36,6 +38,15 @@ struct request {
   /// (core/validation/sandbox.hpp); no DNS query, no SMTP connection, no
   /// credit, whatever `smtp` says.
   bool sandbox = false;
+  /// Set by the caller once nobody waits for the answer any more (an HTTP
+  /// request answered by its deadline, its client gone): no credit is taken
+  /// and no probe starts for it afterwards, and a credit already taken is
+  /// settled by the caller (`result::settle_credit`). Null: the caller
+  /// always takes the answer (a batch, the CLI).
+  std::shared_ptr<const std::atomic<bool>> answered;
+  /// When the caller stops waiting (an HTTP request's deadline): the probe
+  /// ends by then, whatever `timeout_ms` says. Null: `timeout_ms` alone.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 /// What the SMTP probe reported beyond the verdict's facts.
@@ -67,6 +78,11 @@ struct result {
   double duration_ms = 0;
   /// Answered by the sandbox: its DNS and SMTP facts are simulated.
   bool sandbox = false;
+  /// A request with an `answered` flag whose probe used its credit: the
+  /// caller calls this once, with whether the answer reached its client
+  /// (true keeps the credit, false gives it back), so a credit is never
+  /// kept for an answer nobody got. Null: nothing to settle.
+  std::function<void(bool delivered)> settle_credit;
 };
 
 /// Where a result goes. Taken as an rvalue so that a result (two dozen

@@ -40,24 +40,38 @@ struct results_export : std::enable_shared_from_this<results_export> {
     return page;
   }
 
-  // Writes `prefix` and the rows of `page`; then reads the next page, or
-  // ends the body after a short one.
-  void send(std::string prefix, const std::vector<core::batch::item>& page) {
+  // `prefix` and the rows of `page`, and whether the body ends with them
+  // (a short page is the last).
+  std::pair<std::string, bool>
+  encode(std::string prefix, const std::vector<core::batch::item>& page) {
     auto chunk = std::move(prefix);
     for (auto& it : page) {
       codec::append_result(chunk, it, query.csv, first);
       first = false;
     }
-    if (page.size() < page_rows) {
+    bool last = page.size() < page_rows;
+    if (last)
       codec::append_results_tail(chunk, query.csv);
+    return {std::move(chunk), last};
+  }
+
+  // Writes an encoded chunk; then reads the next page, or ends the body.
+  void emit(std::string chunk, bool last) {
+    if (last)
       return out->finish(std::move(chunk));
-    }
     out->write(std::move(chunk), [self = shared_from_this()](bool ok) {
       if (!ok)
         return self->out->abort(core::make_error(
             core::errc::unavailable, "the client connection failed"));
       self->next();
     });
+  }
+
+  // Writes `prefix` and the rows of `page`; then reads the next page, or
+  // ends the body after a short one.
+  void send(std::string prefix, const std::vector<core::batch::item>& page) {
+    auto [chunk, last] = encode(std::move(prefix), page);
+    emit(std::move(chunk), last);
   }
 
   void next() {
@@ -157,17 +171,24 @@ void handle_batch_results(call c) {
         if (!page)
           return c.ex->fail(page.error_value());
         auto name = j.id + "-results." + query->format;
-        x->out = c.ex->stream(response{
-            200,
-            {},
-            query->csv ? "text/csv; charset=utf-8" : "application/json",
-            {{"Content-Disposition",
-              "attachment; filename=\"" + name + "\""}}});
-        if (!x->out)
-          return;
         std::string head;
         codec::append_results_head(head, j, query->csv);
-        x->send(std::move(head), *page);
+        // Encoded here, off the event loop; the stream starts on it.
+        auto first_chunk = std::make_shared<std::pair<std::string, bool>>(
+            x->encode(std::move(head), *page));
+        c.ex->stream(
+            response{200,
+                     {},
+                     query->csv ? "text/csv; charset=utf-8"
+                                : "application/json",
+                     {{"Content-Disposition",
+                       "attachment; filename=\"" + name + "\""}}},
+            [x, first_chunk](body_stream_ptr out) {
+              if (!out)
+                return;
+              x->out = std::move(out);
+              x->emit(std::move(first_chunk->first), first_chunk->second);
+            });
       });
 }
 

@@ -62,9 +62,22 @@ void run_validation(const call& c, const uc::principal& who,
     return answer(c, now);
   }
   count_usage(c, who, req.email);
+  // Nobody waits after the deadline: the probe ends before it, no credit is
+  // taken or kept once the request was answered (issue #29).
+  req.answered = c.ex->cancel_flag();
+  req.deadline = c.ex->deadline();
   c.svc->validation.submit(
-      {std::move(req),
-       [c, answer](actors::validation::result&& r) { answer(c, r); }});
+      {std::move(req), [c, answer](actors::validation::result&& r) {
+         // On the request's home thread, where answering and the credit's
+         // fate are decided together: delivered keeps it, else it goes back.
+         c.ex->resume([c, answer, r = std::move(r)]() mutable {
+           bool delivered = !c.ex->answered();
+           if (r.settle_credit)
+             r.settle_credit(delivered);
+           if (delivered)
+             answer(c, r);
+         });
+       }});
 }
 
 } // namespace
