@@ -31,12 +31,12 @@ void exchange::settle() {
   // and it is not listed (the deadline list owns what it lists), so it is
   // answered on this thread, wherever that is.
   if (!impl_->done)
-    answer_here(response{
-        status_of(core::errc::internal),
-        codec::error_body(core::make_error(core::errc::internal,
-                                           "request dropped unanswered")),
-        "application/json",
-        {}});
+    answer_here(
+        response{status_of(core::errc::internal),
+                 codec::error_body(core::make_error(
+                     core::errc::internal, "request dropped unanswered")),
+                 "application/json",
+                 {}});
 }
 
 const request_view& exchange::request() const {
@@ -54,9 +54,8 @@ bool exchange::at_home() const {
 void exchange::resume(std::function<void()> f) {
   if (at_home())
     return f();
-  asio::post(*impl_->home, [self = shared_from_this(), f = std::move(f)] {
-    f();
-  });
+  asio::post(*impl_->home,
+             [self = shared_from_this(), f = std::move(f)] { f(); });
 }
 
 // The members below each run on the home thread: called elsewhere, they
@@ -75,10 +74,10 @@ void exchange::record_usage(std::shared_ptr<const core::account::api_key> key,
 
 void exchange::allow_origin(std::string origin) {
   if (!at_home())
-    return resume([self = shared_from_this(),
-                   origin = std::move(origin)]() mutable {
-      self->allow_origin(std::move(origin));
-    });
+    return resume(
+        [self = shared_from_this(), origin = std::move(origin)]() mutable {
+          self->allow_origin(std::move(origin));
+        });
   impl_->cors_origin = std::move(origin);
 }
 

@@ -176,19 +176,19 @@ void handle_batch_results(call c) {
         // Encoded here, off the event loop; the stream starts on it.
         auto first_chunk = std::make_shared<std::pair<std::string, bool>>(
             x->encode(std::move(head), *page));
-        c.ex->stream(
-            response{200,
-                     {},
-                     query->csv ? "text/csv; charset=utf-8"
-                                : "application/json",
-                     {{"Content-Disposition",
-                       "attachment; filename=\"" + name + "\""}}},
-            [x, first_chunk](body_stream_ptr out) {
-              if (!out)
-                return;
-              x->out = std::move(out);
-              x->emit(std::move(first_chunk->first), first_chunk->second);
-            });
+        c.ex->stream(response{200,
+                              {},
+                              query->csv ? "text/csv; charset=utf-8"
+                                         : "application/json",
+                              {{"Content-Disposition",
+                                "attachment; filename=\"" + name + "\""}}},
+                     [x, first_chunk](body_stream_ptr out) {
+                       if (!out)
+                         return;
+                       x->out = std::move(out);
+                       x->emit(std::move(first_chunk->first),
+                               first_chunk->second);
+                     });
       });
 }
 

@@ -83,6 +83,8 @@ struct smtp_peer::impl {
   std::uint16_t port = 0;
   std::unique_ptr<tls_identity> tls;
   std::atomic<bool> stopping{false};
+  std::atomic<bool> held_released{false};
+  std::atomic<std::size_t> held_now{0};
   std::thread acceptor;
 
   mutable std::mutex mutex;
@@ -357,6 +359,14 @@ struct smtp_peer::impl {
               break;
             case smtp_rcpt_behaviour::tarpit: hang(); return;
             case smtp_rcpt_behaviour::custom: ok = reply(rule.reply); break;
+            case smtp_rcpt_behaviour::held: {
+              ++peer.held_now;
+              while (!peer.held_released && pause(std::chrono::milliseconds{5}))
+                ;
+              --peer.held_now;
+              ok = reply("250 2.1.5 Ok");
+              break;
+            }
           }
         } else if (verb == "RSET") {
           in_mail = false;
@@ -485,7 +495,8 @@ smtp_peer_script parse_smtp_peer_script(std::string_view text) {
           {"drop", smtp_rcpt_behaviour::drop},
           {"garbage", smtp_rcpt_behaviour::garbage},
           {"tarpit", smtp_rcpt_behaviour::tarpit},
-          {"custom", smtp_rcpt_behaviour::custom}};
+          {"custom", smtp_rcpt_behaviour::custom},
+          {"held", smtp_rcpt_behaviour::held}};
       if (at >= tok.size() || names.count(tok[at]) == 0)
         fail("unknown behaviour");
       rule.behaviour = names.at(tok[at]);
@@ -667,6 +678,14 @@ std::size_t smtp_peer::tls_sessions() const {
 std::vector<std::string> smtp_peer::received() const {
   std::lock_guard guard{impl_->mutex};
   return impl_->received;
+}
+
+std::size_t smtp_peer::held_waiting() const {
+  return impl_->held_now.load();
+}
+
+void smtp_peer::release_held() {
+  impl_->held_released = true;
 }
 
 void smtp_peer::reset_counts() {

@@ -24,6 +24,8 @@ enum class smtp_rcpt_behaviour {
   garbage,      ///< Reply with non-SMTP bytes.
   tarpit,       ///< Never reply (until the client or the peer closes).
   custom,       ///< Reply with `smtp_rcpt_rule::reply` verbatim.
+  held,         ///< 250 2.1.5 Ok once `smtp_peer::release_held` was called;
+                ///< until then the reply waits (a test decides when).
 };
 
 /// A per-recipient behaviour for the addresses `pattern` matches.
@@ -174,6 +176,12 @@ public:
 
   /// Returns the command lines received, oldest first (at most 10000).
   std::vector<std::string> received() const;
+
+  /// Returns how many `held` RCPT replies wait now.
+  std::size_t held_waiting() const;
+
+  /// Lets every `held` reply go, now and later.
+  void release_held();
 
   /// Sets every count to zero and forgets received lines and greylist state.
   void reset_counts();

@@ -1,0 +1,140 @@
+// Work for a request that was already answered (issue #29): the HTTP
+// deadline covers the whole request, DNS and ledger included; once it
+// answered, no credit is kept and no probe starts. Black-box: the real
+// binary, the SMTP peer, and the SQLite file held by the test.
+#include "tests/http/smtp_service.hpp"
+#include "tests/support/wait.hpp"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <map>
+#include <sqlite3.h>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+using namespace mailassay::testing;
+using mailassay::tests::peers::smtp_rcpt_behaviour;
+
+namespace {
+
+constexpr const char* zone = R"(
+mx.peer.test A 127.0.0.1
+smtp.test MX 10 mx.peer.test
+held.test MX 10 mx.peer.test
+)";
+
+struct answered_env : smtp_service {
+  answered_env() {
+    // held.test's server answers RCPT only when the test lets it.
+    mx.add_rule("*@held.test", smtp_rcpt_behaviour::held);
+    mx.add_rule("*@smtp.test", smtp_rcpt_behaviour::accept);
+    start(zone,
+          {{"MAILASSAY_HTTP_REQUEST_TIMEOUT_MS", "1500"},
+           {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
+           {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
+           {"MAILASSAY_SMTP_TLS", "never"}},
+          {}, "A");
+  }
+
+  ~answered_env() { mx.release_held(); }
+
+  http_response validate(const std::string& email, bool smtp = true) {
+    return a->post("/v2/email/validate",
+                   {{"email", email}, {"smtp", smtp}, {"timeout", 10000}}, key);
+  }
+
+  std::int64_t balance() {
+    auto r = a->call("GET", "/v2/credits/balance", jwt);
+    return json::parse(r.body)["balance"].get<std::int64_t>();
+  }
+
+  // The sum of the ledger's entries of `kind`.
+  std::int64_t ledger_sum(const std::string& kind) {
+    auto r = a->call("GET", "/v2/credits/transactions?limit=100", jwt);
+    std::int64_t sum = 0;
+    auto page = json::parse(r.body);
+    for (auto& e : page["items"])
+      if (e["kind"] == kind)
+        sum += e["delta"].get<std::int64_t>();
+    return sum;
+  }
+};
+
+// Holds SQLite's write lock on the server's database file until released:
+// every write of the service (the ledger's reservation first) waits.
+struct write_lock {
+  sqlite3* db = nullptr;
+
+  explicit write_lock(const std::string& path) {
+    if (sqlite3_open(path.c_str(), &db) != SQLITE_OK)
+      throw std::runtime_error("cannot open " + path);
+    sqlite3_busy_timeout(db, 5000);
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) !=
+        SQLITE_OK)
+      throw std::runtime_error(sqlite3_errmsg(db));
+  }
+
+  void release() {
+    if (!db)
+      return;
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+    db = nullptr;
+  }
+
+  ~write_lock() { release(); }
+};
+
+} // namespace
+
+TEST_SUITE("api.answered_work") {
+  TEST_CASE("a request answered 503 while the ledger is held is never "
+            "charged, and its probe never starts") {
+    if (!on_sqlite()) {
+      MESSAGE("the ledger is held through SQLite's lock: SQLite only");
+      return;
+    }
+    answered_env env;
+    // The key and the domain's route are cached: only the ledger's write
+    // waits for the lock.
+    REQUIRE(env.validate("warm@smtp.test", false).status == 200);
+    auto before = env.balance();
+    auto rcpts = env.mx.commands("RCPT");
+    write_lock lock{env.srv->dir() + "/test.db"};
+    auto r = env.validate("ann@smtp.test");
+    CHECK(r.status == 503);
+    CHECK(json::parse(r.body)["code"] == "SERVICE_UNAVAILABLE");
+    lock.release();
+    // The reservation went through once the lock was let go, and was given
+    // back: the refund is the proof the ledger was reached.
+    REQUIRE(eventually([&] { return env.ledger_sum("smtp_refund") == 1; },
+                       std::chrono::seconds(20),
+                       std::chrono::milliseconds(50)));
+    CHECK(env.ledger_sum("smtp_check") == -1);
+    CHECK(env.balance() == before);
+    // No RCPT for it, ever: wait for what a started probe would have sent.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK(env.mx.commands("RCPT") == rcpts);
+  }
+
+  TEST_CASE("a probe held by its server ends before the request's deadline: "
+            "the client gets its answer, not 503, and is not charged") {
+    answered_env env;
+    auto before = env.balance();
+    auto started = std::chrono::steady_clock::now();
+    // The request allows the probe 10 s; the server's deadline is 1.5 s.
+    auto r = env.validate("someone@held.test");
+    auto took = std::chrono::steady_clock::now() - started;
+    REQUIRE(r.status == 200);
+    auto body = json::parse(r.body);
+    CHECK(body["status"] == "unknown");
+    CHECK(body["smtp"]["checked"] == false);
+    CHECK(took < std::chrono::milliseconds(1500));
+    CHECK(env.mx.held_waiting() == 1);
+    // The credit taken for the probe came back before the answer.
+    CHECK(env.balance() == before);
+    env.mx.release_held();
+  }
+}
