@@ -328,6 +328,13 @@ const std::vector<key_spec>& registry() {
        "until one closes); 0: the process's open-file limit less 256.",
        integer(MAILASSAY_FIELD(http.max_connections), 0, 1000000),
        MAILASSAY_SHOW(http.max_connections)},
+      {"http", "max_waiting_requests",
+       "Requests waiting for an answer (on storage, Redis, the validation "
+       "pipeline or SMTP) at most; a new request beyond it gets 503 with "
+       "Retry-After at once instead of waiting for its deadline; 0: no "
+       "bound.",
+       integer(MAILASSAY_FIELD(http.max_waiting_requests), 0, 10000000),
+       MAILASSAY_SHOW(http.max_waiting_requests)},
       {"control", "socket",
        "Unix-domain socket (mode 0600) on which a running server answers "
        "`mailassay admin reload`; the server's user or root may use it. "
@@ -447,6 +454,17 @@ const std::vector<key_spec>& registry() {
        "Detached workers running storage calls (each holds one connection).",
        integer(MAILASSAY_FIELD(actors.storage_workers), 1, 64),
        MAILASSAY_SHOW(actors.storage_workers)},
+      {"actors", "storage_queue_limit",
+       "Requests' storage jobs waiting for a worker at most; a request "
+       "beyond it gets 503 with Retry-After at once; 0: no bound.",
+       integer(MAILASSAY_FIELD(actors.storage_queue_limit), 0, 10000000),
+       MAILASSAY_SHOW(actors.storage_queue_limit)},
+      {"actors", "validation_queue_limit",
+       "Real-time validations waiting in the validation pipeline at most; a "
+       "validation beyond it gets 503 with Retry-After at once; 0: no "
+       "bound.",
+       integer(MAILASSAY_FIELD(actors.validation_queue_limit), 0, 10000000),
+       MAILASSAY_SHOW(actors.validation_queue_limit)},
       {"dns", "servers",
        "Comma-separated resolvers as host:port ([v6]:port); empty uses "
        "/etc/resolv.conf.",

@@ -65,6 +65,10 @@ struct http_settings {
   std::int64_t max_header_fields = 100;
   /// Open client connections at most; 0: the open-file limit less 256.
   std::int64_t max_connections = 0;
+  /// Requests waiting for an answer (storage, Redis, the validation
+  /// pipeline, SMTP) at most; a new one beyond gets 503 + Retry-After at
+  /// once. 0: no bound.
+  std::int64_t max_waiting_requests = 4096;
 };
 
 /// `[database]`: where rows live.
@@ -134,6 +138,12 @@ struct redis_settings {
 struct actors_settings {
   int scheduler_threads = 2;
   int storage_workers = 4;
+  /// Requests' storage jobs waiting for a worker at most; beyond it a
+  /// request gets 503 + Retry-After at once. 0: no bound.
+  std::int64_t storage_queue_limit = 1024;
+  /// Real-time validations waiting in the pipeline's mailboxes at most;
+  /// beyond it a validation gets 503 + Retry-After at once. 0: no bound.
+  std::int64_t validation_queue_limit = 2048;
 };
 
 /// `[dns]`: the resolver and its cache (see docs/dns.md).

@@ -4,8 +4,9 @@
 
 namespace mailassay::http {
 
-deadline_list::deadline_list(asio::io_context& ioctx)
-    : timer_(std::in_place, ioctx) {}
+deadline_list::deadline_list(asio::io_context& ioctx,
+                             std::atomic<std::int64_t>& waiting)
+    : timer_(std::in_place, ioctx), waiting_(waiting) {}
 
 void deadline_list::add(exchange& ex) {
   auto& x = ex.state();
@@ -16,6 +17,7 @@ void deadline_list::add(exchange& ex) {
   (tail_ ? tail_->next : head_) = &x;
   tail_ = &x;
   x.listed = ex.shared_from_this();
+  waiting_.fetch_add(1, std::memory_order_relaxed);
   if (!armed_)
     arm(x.deadline_at);
 }
@@ -43,6 +45,7 @@ std::shared_ptr<exchange> deadline_list::unlink(exchange::impl& x) {
   (x.prev ? x.prev->next : head_) = x.next;
   (x.next ? x.next->prev : tail_) = x.prev;
   x.prev = x.next = nullptr;
+  waiting_.fetch_sub(1, std::memory_order_relaxed);
   return std::move(x.listed);
 }
 

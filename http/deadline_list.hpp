@@ -4,6 +4,7 @@
 
 #include <restinio/all.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 
@@ -20,8 +21,9 @@ namespace mailassay::http {
 /// just leaves the list, and the timer then re-arms for the new oldest one.
 class deadline_list : public std::enable_shared_from_this<deadline_list> {
 public:
-  /// Times requests out at their `deadline_at`, on `ioctx`.
-  explicit deadline_list(asio::io_context& ioctx);
+  /// Times requests out at their `deadline_at`, on `ioctx`; `waiting`
+  /// (shared by every loop of the server) counts the requests listed.
+  deadline_list(asio::io_context& ioctx, std::atomic<std::int64_t>& waiting);
 
   /// Adds an unanswered exchange; the list owns it until it is answered or
   /// its `time_out` ran at the deadline. Does nothing once closed.
@@ -41,6 +43,7 @@ private:
   std::shared_ptr<exchange> unlink(exchange::impl& x);
 
   std::optional<asio::steady_timer> timer_;
+  std::atomic<std::int64_t>& waiting_;
   exchange::impl* head_ = nullptr;
   exchange::impl* tail_ = nullptr;
   bool armed_ = false;

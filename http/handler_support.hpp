@@ -12,9 +12,16 @@
 namespace mailassay::http {
 
 /// Runs `f(account_env&)` on a storage worker; answers 503 when the database
-/// cannot be opened and skips requests already answered (deadline passed).
+/// cannot be opened or too many storage jobs wait already
+/// (`actors.storage_queue_limit`), and skips requests already answered.
 template <class F>
 void with_storage(call c, F f) {
+  // A full queue sheds the request at once (issue #29).
+  if (full(c.svc->storage.gauges().queued.load(std::memory_order_relaxed),
+           c.svc->cfg.actors.storage_queue_limit)) {
+    c.svc->shed.add(queue::storage);
+    return c.ex->fail(overloaded(queue::storage));
+  }
   c.svc->storage.submit({[c, f = std::move(f)](actors::job_context& ctx) {
     if (c.ex->answered())
       return;

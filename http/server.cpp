@@ -39,6 +39,14 @@ struct traits : restinio::default_single_thread_traits_t {
 };
 using server_type = restinio::http_server_t<traits>;
 
+// Whether a request of route `r` is answered 503 when too many wait: all
+// but the probes of operators and orchestrators, which must answer most
+// when the service is loaded.
+bool sheddable(const route& r) {
+  std::string_view p = r.pattern;
+  return p != "/health" && p != "/status" && p != "/metrics";
+}
+
 // Whether a header name is the gate's refusal marker.
 bool is_refusal_marker(std::string_view name) {
   return name.size() == refused_marker.size() &&
@@ -185,7 +193,8 @@ struct event_loop {
   std::unique_ptr<server_type> srv;
   std::unique_ptr<restinio::on_pool_runner_t<server_type>> runner;
 
-  event_loop() : deadlines(std::make_shared<deadline_list>(ioctx)) {}
+  explicit event_loop(std::atomic<std::int64_t>& waiting)
+      : deadlines(std::make_shared<deadline_list>(ioctx, waiting)) {}
 
   ~event_loop() {
     // The timer goes before the I/O context it was made on.
@@ -240,6 +249,22 @@ struct server::impl {
         [slots = uploads_by_org] {
           return static_cast<double>(slots->total());
         });
+    svc.stats.add_gauge_family(
+        "mailassay_http_shed",
+        "Requests answered 503 with Retry-After at once since the start, "
+        "because the queue they would wait on was full (issue #29).",
+        [&shed = svc.shed] {
+          std::vector<std::pair<std::string, double>> out;
+          for (auto q : {queue::requests, queue::storage, queue::validation})
+            out.emplace_back(std::string{"queue=\""} + queue_name(q) + "\"",
+                             static_cast<double>(shed.of(q)));
+          return out;
+        });
+    svc.stats.add_gauge(
+        "mailassay_http_waiting",
+        "Requests waiting for an answer now (bounded by "
+        "http.max_waiting_requests).",
+        [&w = svc.waiting] { return static_cast<double>(w.load()); });
   }
 
   restinio::request_handling_status_t
@@ -427,6 +452,12 @@ struct server::impl {
                                      std::to_string(limit) + " bytes"));
     if (auto e = read_query(ex->state().view, m.found->query))
       return ex->fail(*e);
+    // The service's own probes are answered whatever the load.
+    if (sheddable(*m.found) && full(svc.waiting.load(std::memory_order_relaxed),
+                                    svc.cfg.http.max_waiting_requests)) {
+      svc.shed.add(queue::requests);
+      return ex->fail(overloaded(queue::requests));
+    }
     // Two credentials: which one would be meant is anyone's guess, and a
     // proxy and the service might each read another one.
     if (req.header_count("Authorization") > 1)
@@ -573,7 +604,7 @@ std::string server::start() {
   std::chrono::milliseconds timeout(s.svc.cfg.http.request_timeout_ms);
   s.request_timeout = timeout;
   for (std::size_t i = 0; i < n; ++i)
-    s.loops.push_back(std::make_unique<event_loop>());
+    s.loops.push_back(std::make_unique<event_loop>(s.svc.waiting));
   try {
     for (std::size_t i = 0; i < n; ++i)
       s.open_loop(i, n > 1);

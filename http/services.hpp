@@ -9,6 +9,7 @@
 #include "config/settings.hpp"
 #include "core/limits/client_ip.hpp"
 #include "core/syntax/address.hpp"
+#include "http/load_shedding.hpp"
 #include "http/metrics.hpp"
 #include "use_cases/accounts/key_cache.hpp"
 
@@ -42,6 +43,11 @@ struct services {
   std::int64_t started_at = 0;       ///< Unix seconds.
   std::function<std::int64_t()> now; ///< Unix seconds.
   std::atomic<std::int64_t> in_flight{0};
+  /// Requests waiting for an answer now (in a deadline list): the queue
+  /// `http.max_waiting_requests` bounds.
+  std::atomic<std::int64_t> waiting{0};
+  /// Requests answered 503 at once because a queue was full.
+  shed_counts shed;
   std::atomic<bool> draining{false};
   /// The address parser's options (batch uploads parse addresses).
   core::syntax::options syntax{};

@@ -62,6 +62,11 @@ void run_validation(const call& c, const uc::principal& who,
     return answer(c, now);
   }
   count_usage(c, who, req.email);
+  if (full(c.svc->validation.gauges().queued.load(std::memory_order_relaxed),
+           c.svc->cfg.actors.validation_queue_limit)) {
+    c.svc->shed.add(queue::validation);
+    return c.ex->fail(overloaded(queue::validation));
+  }
   // Nobody waits after the deadline: the probe ends before it, no credit is
   // taken or kept once the request was answered (issue #29).
   req.answered = c.ex->cancel_flag();
