@@ -2,6 +2,8 @@
 
 #include "http/services.hpp"
 
+#include <utility>
+
 namespace mailassay::http {
 
 namespace uc = use_cases::accounts;
@@ -93,6 +95,94 @@ const actors::limit_decision& tighter_of(const actors::limit_decision& a,
   core::limits::decision da{true, a.limit, a.remaining, a.reset_seconds, 0};
   core::limits::decision db{true, b.limit, b.remaining, b.reset_seconds, 0};
   return core::limits::tighter(db, da) ? b : a;
+}
+
+void admit(const call& c, actors::limit_check check, refusal_fn refused,
+           admitted_fn run) {
+  auto a = std::make_shared<admission>();
+  a->c = c;
+  a->check = std::move(check);
+  a->refused = refused;
+  a->run = std::move(run);
+  a->enabled = c.svc->cfg.limits.enabled;
+  a->cached = cached_principal(*c.svc, c.req());
+  limit_endpoint(a);
+}
+
+namespace {
+
+// The endpoint's decision taken: 429 or on.
+void endpoint_decided(const admission_ptr& a, const actors::limit_decision& d) {
+  a->first = d;
+  const auto& c = a->c;
+  c.ex->set_rate(headers_of(d));
+  if (!d.allowed) {
+    if (d.refused_by != actors::limit_scope::key)
+      return c.ex->fail(a->refused(d));
+    count_usage(c, **a->cached, {});
+    return c.ex->fail(key_refusal(d));
+  }
+  authenticate(a);
+}
+
+} // namespace
+
+void limit_endpoint(const admission_ptr& a) {
+  const auto& c = a->c;
+  const uc::principal* who = a->cached && *a->cached ? &**a->cached : nullptr;
+  // A page reads its 429 too, when its key admitted the origin.
+  if (who)
+    allow_admitted_origin(c, *who);
+  if (!a->enabled)
+    return authenticate(a);
+  if (who && who->key && has_windows(who->key->limits))
+    a->check.key = key_scope_of(*who->key);
+  // Kept in this process: decided on this thread. Shared through Redis:
+  // its answer comes on Redis's thread and resumes at home.
+  decide(*c.svc, a->check, [a](const actors::limit_decision& d) {
+    if (a->c.ex->at_home())
+      return endpoint_decided(a, d);
+    a->c.ex->resume([a, d] { endpoint_decided(a, d); });
+  });
+}
+
+void authenticate(const admission_ptr& a) {
+  const auto& c = a->c;
+  if (a->cached) {
+    if (!*a->cached)
+      return c.ex->fail(a->cached->error_value());
+    // The first step checked a cached key's windows already.
+    return a->run(c, **a->cached);
+  }
+  with_caller(c, callers::validation,
+              [a](uc::account_env&, const uc::principal& who) {
+                a->c.ex->resume([a, who] { limit_key(a, who); });
+              });
+}
+
+void limit_key(const admission_ptr& a, const uc::principal& who) {
+  const auto& c = a->c;
+  allow_admitted_origin(c, who);
+  if (!a->enabled || !who.key || !has_windows(who.key->limits))
+    return a->run(c, who);
+  actors::limit_check k;
+  k.key = key_scope_of(*who.key);
+  k.now = steady_millis();
+  decide(*c.svc, k, [a, who](const actors::limit_decision& d) {
+    auto decided = [a, who, d] {
+      const auto& c = a->c;
+      if (!d.allowed) {
+        c.ex->set_rate(headers_of(d));
+        count_usage(c, who, {});
+        return c.ex->fail(key_refusal(d));
+      }
+      c.ex->set_rate(headers_of(tighter_of(a->first, d)));
+      a->run(c, who);
+    };
+    if (a->c.ex->at_home())
+      return decided();
+    a->c.ex->resume(decided);
+  });
 }
 
 } // namespace mailassay::http

@@ -10,11 +10,14 @@
 //             cut short 413 (`body_refusal`), route 404/405, the route's
 //             body limit 413, the query 400/422
 //         ──> the handler's admission:
-//               validation endpoints: `admit` — the endpoint's limiter
-//                 scopes (per IP, or the widget's device and IP) and a
-//                 cached key's windows in one check, BEFORE any storage
-//                 lookup; storage authenticates after it when the key
-//                 cache cannot tell, and the key's windows are checked then
+//               validation endpoints: the chain `admit` runs,
+//                 limit_endpoint ──> authenticate ──> limit_key ──> run
+//                 (429)              (401/403)        (429)
+//                 the endpoint's limiter scopes (per IP, or the widget's
+//                 device and IP) and a cached key's windows in one check,
+//                 BEFORE any storage lookup; storage authenticates after it
+//                 when the key cache cannot tell, and the key's windows are
+//                 checked then
 //               login and sign-up: the throttles of auth_throttle.hpp
 //               every other endpoint: authentication on a storage worker
 //                 (handler_support.hpp, `with_principal`)
@@ -29,6 +32,8 @@
 #include "http/router.hpp"
 #include "use_cases/accounts/types.hpp"
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -81,89 +86,60 @@ core::error widget_refusal(const actors::limit_decision& d);
 const actors::limit_decision& tighter_of(const actors::limit_decision& a,
                                          const actors::limit_decision& b);
 
-namespace detail {
+/// A validation endpoint's 429 for its own scopes.
+using refusal_fn = core::error (*)(const actors::limit_decision&);
 
-/// The principal the key cache found for a request, if it could decide.
-using cached_t = std::optional<core::expected<use_cases::accounts::principal>>;
+/// What runs once a request to a validation endpoint is admitted.
+using admitted_fn =
+    std::function<void(const call&, const use_cases::accounts::principal&)>;
 
-/// The rest of `admit`, once the endpoint's scopes were decided (`first`):
-/// the refusal, or authentication and then `next(c, who)`.
-template <class Refusal, class Next>
-void admitted(const call& c, const cached_t& cached, bool enabled,
-              const actors::limit_decision& first, Refusal refused, Next next) {
-  namespace uc = use_cases::accounts;
-  if (enabled) {
-    c.ex->set_rate(headers_of(first));
-    if (!first.allowed) {
-      if (first.refused_by != actors::limit_scope::key)
-        return c.ex->fail(refused(first));
-      count_usage(c, **cached, {});
-      return c.ex->fail(key_refusal(first));
-    }
-  }
-  if (cached) {
-    if (!*cached)
-      return c.ex->fail(cached->error_value());
-    return next(c, **cached);
-  }
-  with_caller(
-      c, callers::validation,
-      [c, enabled, first, next](uc::account_env&, const uc::principal& who) {
-        allow_admitted_origin(c, who);
-        if (!enabled || !who.key || !has_windows(who.key->limits))
-          return next(c, who);
-        actors::limit_check k;
-        k.key = key_scope_of(*who.key);
-        k.now = steady_millis();
-        decide(*c.svc, k,
-               [c, first, who, next](const actors::limit_decision& d) {
-                 if (!d.allowed) {
-                   c.ex->set_rate(headers_of(d));
-                   count_usage(c, who, {});
-                   return c.ex->fail(key_refusal(d));
-                 }
-                 c.ex->set_rate(headers_of(tighter_of(first, d)));
-                 next(c, who);
-               });
-      });
-}
+/// A request to a validation endpoint going through admission: what its
+/// steps learnt so far. Each step continues with the next or answers.
+struct admission {
+  call c;
+  /// The endpoint's own scopes (the validate per-IP window, or the
+  /// widget's device and IP windows); the key's windows join them when the
+  /// key cache knows the key.
+  actors::limit_check check;
+  /// The 429 of the endpoint's own scopes.
+  refusal_fn refused = nullptr;
+  /// What runs when admitted.
+  admitted_fn run;
+  /// `limits.enabled`: off, no limiter is asked.
+  bool enabled = true;
+  /// What the key cache found; empty when it cannot tell (a JWT, a key
+  /// not loaded yet).
+  std::optional<core::expected<use_cases::accounts::principal>> cached;
+  /// The endpoint's decision (first step).
+  actors::limit_decision first;
+};
 
-} // namespace detail
+using admission_ptr = std::shared_ptr<admission>;
 
-/// Admits a request to a validation endpoint, then runs `next(c, who)`.
-///
-/// One limiter check covers the endpoint's own scopes (`check`: the validate
-/// per-IP window, or the widget's device and IP windows) and the API key's
-/// windows when the key cache authenticates the request. It comes before
-/// any storage lookup, so a flood of bad credentials is held by the per-IP
-/// window and a cached key needs none. When the cache cannot decide (a JWT,
-/// or a key not loaded yet), storage authenticates after the endpoint's
-/// scopes were taken, and the key's windows are checked then
-/// (docs/rate-limits.md). Limits kept in this process are checked on this
-/// thread; shared ones (Redis) continue when Redis answers. `refused(d)`
-/// makes the 429 of the endpoint's own scopes.
-template <class Refusal, class Next>
-void admit(const call& c, actors::limit_check check, Refusal refused,
-           Next next) {
-  auto cached = cached_principal(*c.svc, c.req());
-  const bool enabled = c.svc->cfg.limits.enabled;
-  const use_cases::accounts::principal* who =
-      cached && *cached ? &**cached : nullptr;
-  // A page reads its 429 too, when its key admitted the origin.
-  if (who)
-    allow_admitted_origin(c, *who);
-  if (!enabled)
-    return detail::admitted(c, cached, false, {}, refused, next);
-  if (who && who->key && has_windows(who->key->limits))
-    check.key = key_scope_of(*who->key);
-  if (!c.svc->shared_limits)
-    return detail::admitted(c, cached, true, c.svc->limiter.check(check),
-                            refused, next);
-  // The continuation holds the principal (and its key) until Redis answers.
-  c.svc->shared_limits->check(
-      check, [c, cached, refused, next](const actors::limit_decision& d) {
-        detail::admitted(c, cached, true, d, refused, next);
-      });
-}
+// The chain, in order (docs/architecture.md, "The request path"). Each step
+// runs on the request's home thread; one that waits for storage or Redis
+// resumes there before the next step.
+
+/// Step 1: the endpoint's scopes, and a cached key's windows, in one
+/// limiter check before any storage lookup; 429 or on to `authenticate`.
+void limit_endpoint(const admission_ptr& a);
+
+/// Step 2: the principal, from the key cache or else a storage worker;
+/// 401/403 or on to `limit_key` (or straight to `run` when the first step
+/// checked the key's windows already).
+void authenticate(const admission_ptr& a);
+
+/// Step 3: the windows of a key authenticated by storage (the cache did not
+/// know it in step 1); 429 or on to `run`.
+void limit_key(const admission_ptr& a,
+               const use_cases::accounts::principal& who);
+
+/// Admits a request to a validation endpoint through the chain
+/// `limit_endpoint` -> `authenticate` -> `limit_key`, then runs
+/// `run(c, who)` (docs/rate-limits.md): a flood of bad credentials is held
+/// by the endpoint's window and never reaches storage, and a cached key
+/// needs no storage at all.
+void admit(const call& c, actors::limit_check check, refusal_fn refused,
+           admitted_fn run);
 
 } // namespace mailassay::http
