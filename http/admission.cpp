@@ -113,6 +113,9 @@ namespace {
 
 // The endpoint's decision taken: 429 or on.
 void endpoint_decided(const admission_ptr& a, const actors::limit_decision& d) {
+  // Answered while Redis decided (its deadline): nothing more to do.
+  if (a->c.ex->answered())
+    return;
   a->first = d;
   const auto& c = a->c;
   c.ex->set_rate(headers_of(d));
@@ -156,7 +159,10 @@ void authenticate(const admission_ptr& a) {
   }
   with_caller(c, callers::validation,
               [a](uc::account_env&, const uc::principal& who) {
-                a->c.ex->resume([a, who] { limit_key(a, who); });
+                a->c.ex->resume([a, who] {
+                  if (!a->c.ex->answered())
+                    limit_key(a, who);
+                });
               });
 }
 
@@ -171,6 +177,8 @@ void limit_key(const admission_ptr& a, const uc::principal& who) {
   decide(*c.svc, k, [a, who](const actors::limit_decision& d) {
     auto decided = [a, who, d] {
       const auto& c = a->c;
+      if (c.ex->answered())
+        return;
       if (!d.allowed) {
         c.ex->set_rate(headers_of(d));
         count_usage(c, who, {});
