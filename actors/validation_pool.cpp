@@ -4,7 +4,48 @@
 
 #include <caf/all.hpp>
 
+#include <utility>
+
 namespace mailassay::actors {
+
+namespace {
+
+// What a real-time validation gets once the pool has stopped (the server is
+// shutting down): 503, as the HTTP server answers then, not the 500 of a
+// request dropped unanswered.
+validation::result shutting_down() {
+  validation::result r;
+  r.refused =
+      core::make_error(core::errc::unavailable, "The server is shutting down");
+  return r;
+}
+
+// A real-time job's answer, owed until given. A job can be dropped without
+// one: sent to a pipeline actor that has just quit (CAF drops the message),
+// or held by one when it quits (its state goes). Its last copy going away
+// then answers for it, so no caller waits for an answer that never comes.
+class owed_answer {
+public:
+  explicit owed_answer(validation::result_callback done)
+      : done_(std::move(done)) {}
+
+  owed_answer(const owed_answer&) = delete;
+  owed_answer& operator=(const owed_answer&) = delete;
+
+  ~owed_answer() {
+    if (done_)
+      done_(shutting_down());
+  }
+
+  void operator()(validation::result&& r) {
+    std::exchange(done_, nullptr)(std::move(r));
+  }
+
+private:
+  validation::result_callback done_;
+};
+
+} // namespace
 
 validation_pool::validation_pool(caf::actor_system& sys,
                                  std::shared_ptr<validation::validator> v,
@@ -30,13 +71,18 @@ void validation_pool::submit(validate_job job) {
     gauges_->done++;
     return;
   }
+  if (stopped_.load()) {
+    job.done(shutting_down());
+    return;
+  }
   gauges_->queued++;
   std::vector<validation::request> one;
   one.push_back(std::move(job.req));
+  auto owed = std::make_shared<owed_answer>(std::move(job.done));
   submit(validation::smtp_job{
       std::move(one),
-      [done = std::move(job.done)](std::size_t, validation::result&& r) {
-        done(std::move(r));
+      [owed = std::move(owed)](std::size_t, validation::result&& r) {
+        (*owed)(std::move(r));
       },
       false});
 }
@@ -57,9 +103,8 @@ bool validation_pool::validate_now(const validation::request& req,
 }
 
 void validation_pool::stop() {
-  if (stopped_)
+  if (stopped_.exchange(true))
     return;
-  stopped_ = true;
   validator_->enable_smtp(nullptr);
   for (auto& a : actors_)
     caf::anon_send_exit(a, caf::exit_reason::user_shutdown);

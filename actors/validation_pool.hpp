@@ -44,7 +44,9 @@ public:
   /// route, else later from the resolver thread, so a hop to an actor would
   /// only add two cross-thread wake-ups (docs/performance.md). One with
   /// SMTP goes to a pipeline actor: the credit and the probe stay off the
-  /// I/O thread.
+  /// I/O thread. One with SMTP that arrives after `stop`, or that a
+  /// stopping pipeline actor drops, is answered `refused` with
+  /// `errc::unavailable` ("The server is shutting down": 503).
   void submit(validate_job job);
 
   /// Hands SMTP validations at one domain to a pipeline actor (round robin).
@@ -74,7 +76,7 @@ private:
   std::shared_ptr<pool_gauges> gauges_;
   std::vector<validation::pipeline_actor> actors_;
   std::atomic<std::size_t> next_{0};
-  bool stopped_ = false;
+  std::atomic<bool> stopped_{false};
 };
 
 } // namespace mailassay::actors
