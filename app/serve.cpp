@@ -730,7 +730,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
       sys, cfg, keys, jwt,
       actors::storage_lane{cfg.batch.max_jobs, cfg.batch.nice, "batch-db"}};
   actors::batch_runner batches{
-      sys, actors::batch_runner_env{&batch_storage, validator, cfg.batch,
+      sys, actors::batch_runner_env{&batch_storage, &validation, cfg.batch,
                                     actors::batch_owner_name(),
                                     // Leases compared on one clock, whatever
                                     // the hosts' skew.
