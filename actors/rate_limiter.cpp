@@ -6,9 +6,11 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <mutex>
 #include <string_view>
+#include <thread>
 
 namespace mailassay::actors {
 
@@ -167,22 +169,69 @@ struct limiter_tables {
   core::limits::bucket_table<std::string> auth;
 };
 
-/// What the facade and the sweeping actor share: the tables behind one
-/// mutex, the counters, and the time the sweep uses.
-struct limiter_shared {
-  explicit limiter_shared(const rate_limiter_options& o)
-      : opts(o), tables(o), ip_per_minute(o.ip_per_minute) {}
+namespace {
 
-  limit_decision check(const limit_check& c);
-  limit_decision peek(const limit_check& c) const;
-  void publish();
+// The figures of some tables the gauges sum.
+struct table_figures {
+  std::int64_t ip = 0, keys = 0, device = 0, widget_ip = 0, auth = 0;
+  std::int64_t evictions = 0, active_evictions = 0, swept = 0;
+};
 
-  const rate_limiter_options opts;
-  mutable std::mutex mtx;
+table_figures figures_of(const limiter_tables& t) {
+  auto n = [](std::size_t v) { return static_cast<std::int64_t>(v); };
+  table_figures f;
+  f.ip = n(t.ip.size());
+  f.keys = n(t.keys.size());
+  f.device = n(t.device.size());
+  f.widget_ip = n(t.widget_ip.size());
+  f.auth = n(t.auth.size());
+  f.evictions = n(t.ip.evictions() + t.keys.evictions() + t.device.evictions() +
+                  t.widget_ip.evictions() + t.auth.evictions());
+  f.active_evictions =
+      n(t.ip.active_evictions() + t.keys.active_evictions() +
+        t.device.active_evictions() + t.widget_ip.active_evictions() +
+        t.auth.active_evictions());
+  f.swept = n(t.ip.swept() + t.keys.swept() + t.device.swept() +
+              t.widget_ip.swept() + t.auth.swept());
+  return f;
+}
+
+// Shard `i`'s part of each table's bound split over `shards`, so that all
+// shards together hold as many buckets as one table did. At least 8 each:
+// the buckets one check takes from one table (login per IP and per
+// account) must not evict each other.
+rate_limiter_options share_of(rate_limiter_options o, std::size_t shards,
+                              std::size_t i) {
+  auto split = [shards, i](std::size_t& max) {
+    max = std::max<std::size_t>(8, max / shards + (i < max % shards ? 1 : 0));
+  };
+  split(o.max_ip_buckets);
+  split(o.max_key_buckets);
+  split(o.max_device_buckets);
+  split(o.max_widget_ip_buckets);
+  split(o.max_auth_buckets);
+  return o;
+}
+
+// Past 64 shards, two checks almost never meet in one: more would only
+// shrink each shard's share of the bounds.
+std::size_t shard_count(std::size_t asked) {
+  if (asked == 0)
+    asked = std::max(1u, std::thread::hardware_concurrency());
+  return std::bit_ceil(std::min<std::size_t>(asked, 64));
+}
+
+} // namespace
+
+/// The buckets whose ids hash to one shard -- every window of a scope
+/// (an IP's, a key's minute, hour and day) lives in the shard of its id --
+/// behind the shard's own mutex, with the time its sweep uses.
+struct limiter_shard {
+  explicit limiter_shard(const rate_limiter_options& o) : tables(o) {}
+
+  std::mutex mtx;
   // Guarded by mtx:
   limiter_tables tables;
-  // The default per-IP limit (`opts.ip_per_minute` until a reload).
-  std::int64_t ip_per_minute;
   // Caller time is the only truth for buckets; the actor clock only
   // measures how long ago the last check came, so the tick can sweep at
   // "last caller time + elapsed" when traffic has stopped.
@@ -191,6 +240,8 @@ struct limiter_shared {
   // renewed at most once a second, so a check reads no clock of its own.
   core::limits::millis seen_now{0};
   caf::actor_clock::time_point last_seen{};
+  // The figures last added to the gauges (`publish` adds the change).
+  table_figures published;
 
   // Records caller time `now` (checks arrive in about that order).
   void saw(core::limits::millis now, const caf::actor_clock& clock) {
@@ -211,22 +262,128 @@ struct limiter_shared {
     return std::max(last_now,
                     seen_now + std::max(elapsed, core::limits::millis{0}));
   }
+
+  // Adds what changed in this shard's tables since the last call to `g`:
+  // the gauges are the shards' sums without one shard reading another.
+  void publish(limiter_gauges& g) {
+    auto now = figures_of(tables);
+    auto add = [](std::atomic<std::int64_t>& to, std::int64_t from,
+                  std::int64_t was) {
+      if (from != was)
+        to.fetch_add(from - was, std::memory_order_relaxed);
+    };
+    add(g.ip_buckets, now.ip, published.ip);
+    add(g.key_buckets, now.keys, published.keys);
+    add(g.device_buckets, now.device, published.device);
+    add(g.widget_ip_buckets, now.widget_ip, published.widget_ip);
+    add(g.auth_buckets, now.auth, published.auth);
+    add(g.evictions, now.evictions, published.evictions);
+    add(g.active_evictions, now.active_evictions, published.active_evictions);
+    add(g.swept, now.swept, published.swept);
+    published = now;
+  }
+};
+
+/// What the facade and the sweeping actor share: the shards, the counters
+/// and the default per-IP limit.
+struct limiter_shared {
+  explicit limiter_shared(const rate_limiter_options& o)
+      : opts(o), ip_per_minute(o.ip_per_minute) {
+    auto n = shard_count(o.shards);
+    for (std::size_t i = 0; i < n; ++i)
+      shards.push_back(std::make_unique<limiter_shard>(share_of(o, n, i)));
+  }
+
+  // Both expect the shards of `c` locked (`locked_shards`).
+  limit_decision check(const limit_check& c, std::int64_t ip_limit);
+  limit_decision peek(const limit_check& c, std::int64_t ip_limit) const;
+
+  std::size_t index_of(std::string_view id) const {
+    return std::hash<std::string_view>{}(id) & (shards.size() - 1);
+  }
+  limiter_tables& tables_of(std::string_view id) const {
+    return shards[index_of(id)]->tables;
+  }
+
+  const rate_limiter_options opts;
+  // A power of two, so a shard is the hash's low bits.
+  std::vector<std::unique_ptr<limiter_shard>> shards;
+  // The default per-IP limit (`opts.ip_per_minute` until a reload).
+  std::atomic<std::int64_t> ip_per_minute;
   limiter_gauges gauges;
 };
 
-limit_decision limiter_shared::check(const limit_check& c) {
-  auto& t = tables;
+namespace {
+
+// The shards the buckets of one check live in, locked in index order (two
+// checks never wait for each other in a cycle) for as long as it lives: a
+// check is all-or-nothing across its scopes, whichever shards they hash to.
+class locked_shards {
+public:
+  locked_shards(const limiter_shared& sh, const limit_check& c) : sh_(sh) {
+    if (c.ip)
+      add(c.ip->ip);
+    if (c.key)
+      add(c.key->key_id);
+    if (c.device)
+      add(c.device->id);
+    if (c.widget_ip)
+      add(c.widget_ip->id);
+    for_auth_scopes(c, [&](const window_scope& w, limit_scope scope) {
+      add(auth_id(scope, w));
+    });
+    std::sort(index_, index_ + size_);
+    size_ =
+        static_cast<std::size_t>(std::unique(index_, index_ + size_) - index_);
+    for (std::size_t i = 0; i < size_; ++i)
+      shard(i).mtx.lock();
+  }
+
+  ~locked_shards() {
+    for (std::size_t i = size_; i > 0; --i)
+      shard(i - 1).mtx.unlock();
+  }
+
+  locked_shards(const locked_shards&) = delete;
+  locked_shards& operator=(const locked_shards&) = delete;
+
+  // The time of a check, and the gauges after it, for every shard held.
+  void saw(core::limits::millis now, const caf::actor_clock& clock) {
+    for (std::size_t i = 0; i < size_; ++i)
+      shard(i).saw(now, clock);
+  }
+  void publish(limiter_gauges& g) {
+    for (std::size_t i = 0; i < size_; ++i)
+      shard(i).publish(g);
+  }
+
+private:
+  void add(std::string_view id) { index_[size_++] = sh_.index_of(id); }
+  limiter_shard& shard(std::size_t i) { return *sh_.shards[index_[i]]; }
+
+  const limiter_shared& sh_;
+  // One per scope a check can name: ip, key, device, widget ip, 3 auth.
+  std::size_t index_[7] = {};
+  std::size_t size_ = 0;
+};
+
+} // namespace
+
+limit_decision limiter_shared::check(const limit_check& c,
+                                     std::int64_t ip_limit) {
   auto now = c.now;
   bucket_list<token_bucket> list;
   if (c.ip)
-    if (auto spec = ip_window(ip_per_minute, *c.ip))
-      list.add(&one_window(t.ip, c.ip->ip, *spec, now), limit_scope::ip);
+    if (auto spec = ip_window(ip_limit, *c.ip))
+      list.add(&one_window(tables_of(c.ip->ip).ip, c.ip->ip, *spec, now),
+               limit_scope::ip);
   if (c.key) {
     key_specs specs{c.key->limits};
+    auto& keys = tables_of(c.key->key_id).keys;
     if (specs.empty()) {
-      t.keys.erase(c.key->key_id);
+      keys.erase(c.key->key_id);
     } else {
-      auto& w = t.keys.find_or_insert(c.key->key_id, now, [&] {
+      auto& w = keys.find_or_insert(c.key->key_id, now, [&] {
         return multi_window(specs.vector(), now);
       });
       // Changed limits apply to this request.
@@ -238,15 +395,19 @@ limit_decision limiter_shared::check(const limit_check& c) {
   }
   if (c.device)
     if (auto spec = widget_window(*c.device))
-      list.add(&one_window(t.device, c.device->id, *spec, now),
-               limit_scope::device);
+      list.add(
+          &one_window(tables_of(c.device->id).device, c.device->id, *spec, now),
+          limit_scope::device);
   if (c.widget_ip)
     if (auto spec = widget_window(*c.widget_ip))
-      list.add(&one_window(t.widget_ip, c.widget_ip->id, *spec, now),
+      list.add(&one_window(tables_of(c.widget_ip->id).widget_ip,
+                           c.widget_ip->id, *spec, now),
                limit_scope::ip);
   for_auth_scopes(c, [&](const window_scope& w, limit_scope scope) {
-    if (auto spec = widget_window(w))
-      list.add(&one_window(t.auth, auth_id(scope, w), *spec, now), scope);
+    if (auto spec = widget_window(w)) {
+      auto id = auth_id(scope, w);
+      list.add(&one_window(tables_of(id).auth, id, *spec, now), scope);
+    }
   });
   auto d =
       to_decision(list, core::limits::take_all({list.buckets, list.size}, now));
@@ -255,8 +416,8 @@ limit_decision limiter_shared::check(const limit_check& c) {
   return d;
 }
 
-limit_decision limiter_shared::peek(const limit_check& c) const {
-  const auto& t = tables;
+limit_decision limiter_shared::peek(const limit_check& c,
+                                    std::int64_t ip_limit) const {
   auto now = c.now;
   bucket_list<const token_bucket> list;
   // An absent bucket behaves like a new, full one.
@@ -274,13 +435,13 @@ limit_decision limiter_shared::peek(const limit_check& c) const {
     list.add(b, scope);
   };
   if (c.ip)
-    if (auto spec = ip_window(ip_per_minute, *c.ip))
-      one(t.ip, c.ip->ip, *spec, limit_scope::ip);
+    if (auto spec = ip_window(ip_limit, *c.ip))
+      one(tables_of(c.ip->ip).ip, c.ip->ip, *spec, limit_scope::ip);
   std::optional<multi_window> reshaped;
   if (c.key) {
     key_specs specs{c.key->limits};
     if (!specs.empty()) {
-      const auto* w = t.keys.peek(c.key->key_id);
+      const auto* w = tables_of(c.key->key_id).keys.peek(c.key->key_id);
       if (!w || !specs.same_as(w->specs())) {
         // Limits changed since the last check: report them already.
         reshaped.emplace(w ? *w : multi_window(specs.vector(), now));
@@ -293,42 +454,20 @@ limit_decision limiter_shared::peek(const limit_check& c) const {
   }
   if (c.device)
     if (auto spec = widget_window(*c.device))
-      one(t.device, c.device->id, *spec, limit_scope::device);
+      one(tables_of(c.device->id).device, c.device->id, *spec,
+          limit_scope::device);
   if (c.widget_ip)
     if (auto spec = widget_window(*c.widget_ip))
-      one(t.widget_ip, c.widget_ip->id, *spec, limit_scope::ip);
+      one(tables_of(c.widget_ip->id).widget_ip, c.widget_ip->id, *spec,
+          limit_scope::ip);
   for_auth_scopes(c, [&](const window_scope& w, limit_scope scope) {
-    if (auto spec = widget_window(w))
-      one(t.auth, auth_id(scope, w), *spec, scope);
+    if (auto spec = widget_window(w)) {
+      auto id = auth_id(scope, w);
+      one(tables_of(id).auth, id, *spec, scope);
+    }
   });
   return to_decision(list,
                      core::limits::peek_all({list.buckets, list.size}, now));
-}
-
-void limiter_shared::publish() {
-  auto& t = tables;
-  auto& g = gauges;
-  auto rel = std::memory_order_relaxed;
-  g.ip_buckets.store(static_cast<std::int64_t>(t.ip.size()), rel);
-  g.key_buckets.store(static_cast<std::int64_t>(t.keys.size()), rel);
-  g.device_buckets.store(static_cast<std::int64_t>(t.device.size()), rel);
-  g.widget_ip_buckets.store(static_cast<std::int64_t>(t.widget_ip.size()), rel);
-  g.auth_buckets.store(static_cast<std::int64_t>(t.auth.size()), rel);
-  g.evictions.store(
-      static_cast<std::int64_t>(t.ip.evictions() + t.keys.evictions() +
-                                t.device.evictions() + t.widget_ip.evictions() +
-                                t.auth.evictions()),
-      rel);
-  g.active_evictions.store(
-      static_cast<std::int64_t>(
-          t.ip.active_evictions() + t.keys.active_evictions() +
-          t.device.active_evictions() + t.widget_ip.active_evictions() +
-          t.auth.active_evictions()),
-      rel);
-  g.swept.store(static_cast<std::int64_t>(t.ip.swept() + t.keys.swept() +
-                                          t.device.swept() +
-                                          t.widget_ip.swept() + t.auth.swept()),
-                rel);
 }
 
 namespace {
@@ -336,29 +475,43 @@ namespace {
 struct sweeper_state {
   std::shared_ptr<limiter_shared> shared;
   bool sweeping = false; // a pass is under way (steps queued)
-  int table = 0; // table the pass is on: ip, keys, device, widget ip, auth
-  millis at{0};  // the time the pass sweeps at
+  // Per shard: the table its pass is on (ip, keys, device, widget ip,
+  // auth; 5: done) and the time it sweeps at.
+  std::vector<int> table;
+  std::vector<millis> at;
   static inline const char* name = "rate_limiter";
 };
 
-// Runs one step of the pass; returns whether the pass is finished.
+// Runs one step of the pass: `sweep_step` entries examined in all, split
+// over the shards still sweeping, each under its own lock for its part.
+// Returns whether the pass is finished.
 bool sweep_step(sweeper_state& st) {
   auto& sh = *st.shared;
-  std::lock_guard<std::mutex> guard{sh.mtx};
-  auto& t = sh.tables;
-  auto budget = sh.opts.sweep_step;
-  bool done = false;
-  switch (st.table) {
-    case 0: done = t.ip.sweep_some(st.at, budget); break;
-    case 1: done = t.keys.sweep_some(st.at, budget); break;
-    case 2: done = t.device.sweep_some(st.at, budget); break;
-    case 3: done = t.widget_ip.sweep_some(st.at, budget); break;
-    default: done = t.auth.sweep_some(st.at, budget); break;
+  auto n = sh.shards.size();
+  bool finished = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (st.table[i] > 4)
+      continue;
+    auto budget = std::max<std::size_t>(
+        1, sh.opts.sweep_step / n + (i < sh.opts.sweep_step % n ? 1 : 0));
+    auto& shard = *sh.shards[i];
+    std::lock_guard<std::mutex> guard{shard.mtx};
+    auto& t = shard.tables;
+    auto at = st.at[i];
+    bool done = false;
+    switch (st.table[i]) {
+      case 0: done = t.ip.sweep_some(at, budget); break;
+      case 1: done = t.keys.sweep_some(at, budget); break;
+      case 2: done = t.device.sweep_some(at, budget); break;
+      case 3: done = t.widget_ip.sweep_some(at, budget); break;
+      default: done = t.auth.sweep_some(at, budget); break;
+    }
+    shard.publish(sh.gauges);
+    if (done)
+      ++st.table[i];
+    finished = finished && st.table[i] > 4;
   }
-  sh.publish();
-  if (done)
-    ++st.table;
-  return st.table > 4;
+  return finished;
 }
 
 rate_limiter_actor::behavior_type
@@ -370,10 +523,10 @@ sweeper(rate_limiter_actor::stateful_pointer<sweeper_state> self,
   return {
       [self](const limit_check& c) -> limit_decision {
         auto& sh = *self->state.shared;
-        std::lock_guard<std::mutex> guard{sh.mtx};
-        sh.saw(c.now, self->clock());
-        auto d = sh.check(c);
-        sh.publish();
+        locked_shards held{sh, c};
+        held.saw(c.now, self->clock());
+        auto d = sh.check(c, sh.ip_per_minute.load());
+        held.publish(sh.gauges);
         return d;
       },
       [self](limiter_tick) {
@@ -382,13 +535,16 @@ sweeper(rate_limiter_actor::stateful_pointer<sweeper_state> self,
                            limiter_tick{});
         if (st.sweeping)
           return;
-        {
-          auto& sh = *st.shared;
-          std::lock_guard<std::mutex> guard{sh.mtx};
-          st.at = sh.estimated_now(self->clock().now());
+        auto& sh = *st.shared;
+        auto n = sh.shards.size();
+        st.table.assign(n, 0);
+        st.at.assign(n, millis{0});
+        auto now = self->clock().now();
+        for (std::size_t i = 0; i < n; ++i) {
+          std::lock_guard<std::mutex> guard{sh.shards[i]->mtx};
+          st.at[i] = sh.shards[i]->estimated_now(now);
         }
         st.sweeping = true;
-        st.table = 0;
         self->send(self, limiter_sweep{});
       },
       [self](limiter_sweep) {
@@ -405,7 +561,8 @@ sweeper(rate_limiter_actor::stateful_pointer<sweeper_state> self,
 
 rate_limiter::rate_limiter(caf::actor_system& sys, rate_limiter_options opts)
     : sys_(sys), shared_(std::make_shared<limiter_shared>(opts)) {
-  shared_->last_seen = sys.clock().now();
+  for (auto& shard : shared_->shards)
+    shard->last_seen = sys.clock().now();
   actor_ = sys.spawn(sweeper, shared_);
 }
 
@@ -415,23 +572,21 @@ rate_limiter::~rate_limiter() {
 
 limit_decision rate_limiter::check(const limit_check& c) {
   auto& sh = *shared_;
-  std::lock_guard<std::mutex> guard{sh.mtx};
-  sh.saw(c.now, sys_.clock());
-  auto d = sh.check(c);
-  sh.publish();
+  locked_shards held{sh, c};
+  held.saw(c.now, sys_.clock());
+  auto d = sh.check(c, sh.ip_per_minute.load());
+  held.publish(sh.gauges);
   return d;
 }
 
 limit_decision rate_limiter::peek(const limit_check& c) const {
   auto& sh = *shared_;
-  std::lock_guard<std::mutex> guard{sh.mtx};
-  return sh.peek(c);
+  locked_shards held{sh, c};
+  return sh.peek(c, sh.ip_per_minute.load());
 }
 
 void rate_limiter::set_ip_per_minute(std::int64_t limit) {
-  auto& sh = *shared_;
-  std::lock_guard<std::mutex> guard{sh.mtx};
-  sh.ip_per_minute = limit;
+  shared_->ip_per_minute.store(limit);
 }
 
 std::vector<limit_window> windows_of(const limit_check& c,
@@ -464,14 +619,14 @@ std::vector<limit_window> windows_of(const limit_check& c,
 void rate_limiter::adopt(const limit_check& c,
                          std::span<const std::int64_t> levels) {
   auto& sh = *shared_;
-  std::lock_guard<std::mutex> guard{sh.mtx};
-  auto windows = windows_of(c, sh.ip_per_minute);
-  sh.saw(c.now, sys_.clock());
-  auto& t = sh.tables;
+  locked_shards held{sh, c};
+  auto windows = windows_of(c, sh.ip_per_minute.load());
+  held.saw(c.now, sys_.clock());
   auto now = c.now;
   std::size_t key_index = 0;
   for (std::size_t i = 0; i < windows.size() && i < levels.size(); ++i) {
     const auto& w = windows[i];
+    auto& t = sh.tables_of(w.id);
     auto set = [&](core::limits::bucket_table<std::string>& table) {
       auto& b = table.find_or_insert(w.id, now,
                                      [&] { return token_bucket(w.spec, now); });
@@ -497,13 +652,11 @@ void rate_limiter::adopt(const limit_check& c,
       }
     }
   }
-  sh.publish();
+  held.publish(sh.gauges);
 }
 
 std::int64_t rate_limiter::ip_per_minute() const {
-  auto& sh = *shared_;
-  std::lock_guard<std::mutex> guard{sh.mtx};
-  return sh.ip_per_minute;
+  return shared_->ip_per_minute.load();
 }
 
 const limiter_gauges& rate_limiter::gauges() const {

@@ -120,9 +120,14 @@ struct rate_limiter_options {
   std::size_t max_auth_buckets = 100000;
   /// How often full (idle) buckets are dropped.
   std::chrono::milliseconds sweep_interval{10000};
-  /// Entries one sweep step examines while holding the tables' lock; a
-  /// pass over big tables is spread over several steps (messages).
+  /// Entries one sweep step examines in all, split over the shards (each
+  /// part under its shard's lock); a pass over big tables is spread over
+  /// several steps (messages).
   std::size_t sweep_step = 1024;
+  /// Shards of the tables, each with its own lock, rounded up to a power
+  /// of two (at most 64); 0: one per hardware thread. The `max_*_buckets`
+  /// bounds are split evenly over them (at least 8 buckets each).
+  std::size_t shards = 0;
 };
 
 /// Figures for /metrics, updated by the limiter after every check.
@@ -176,14 +181,20 @@ using rate_limiter_actor =
 
 struct limiter_shared;
 
-/// Every bucket table behind one short critical section, plus an actor
-/// that sweeps idle buckets on a timer (see docs/rate-limits.md: why the
-/// check runs on the caller's thread and not as a message).
+/// The bucket tables split into shards by the hash of a scope's id (an IP,
+/// a key id, a device id), each shard behind its own short critical
+/// section, plus an actor that sweeps idle buckets on a timer (see
+/// docs/rate-limits.md: why the check runs on the caller's thread and not
+/// as a message, and why shards).
 ///
-/// `check` and `peek` run on the calling thread (the HTTP I/O thread, a
-/// storage worker); they hold one mutex for a table lookup and a few
-/// integer operations (well under a microsecond) and never wait for an
-/// actor. Actors may instead `request` a `limit_check` from `handle()`.
+/// `check` and `peek` run on the calling thread (the HTTP I/O threads, a
+/// storage worker); they hold the locks of the shards their scopes live in
+/// (one or two, taken in index order) for a table lookup and a few integer
+/// operations (well under a microsecond) and never wait for an actor, so
+/// checks of different clients rarely meet. Decisions are those of one
+/// table: every window of a scope lives in one shard, and a check holds all
+/// its shards while it decides. Actors may instead `request` a
+/// `limit_check` from `handle()`.
 class rate_limiter {
 public:
   /// Creates the tables and spawns the sweeping actor in `sys`.

@@ -2,6 +2,7 @@
 
 #include "actors/validation/validator.hpp"
 #include "config/settings.hpp"
+#include "core/base/expected.hpp"
 #include "net/egress_audit.hpp"
 
 #include <optional>
@@ -36,13 +37,23 @@ void warn_exposed_files(const config::settings& cfg);
 /// Current time as Unix seconds.
 std::int64_t unix_now();
 
-/// Builds the validation pipeline (risk lists, DNS resolver); prints the
-/// error and exits 2 when a list or the resolver setting is bad.
+/// Builds the validation pipeline (risk lists, DNS resolver); the error
+/// (its message what to print) when a list or the resolver setting is bad.
+core::expected<std::shared_ptr<actors::validation::validator>>
+make_validator(const config::settings& cfg);
+
+/// `make_validator`, printing the error and exiting 2 when it fails: for a
+/// command that has started no thread yet.
 std::shared_ptr<actors::validation::validator>
 validator_or_exit(const config::settings& cfg);
 
-/// Starts the DNS resolver the settings describe; prints the error and
-/// exits 2 when the server list is bad.
+/// Starts the DNS resolver the settings describe; the error when the
+/// provider table, the provider limits or the server list is bad.
+core::expected<std::shared_ptr<net::dns_resolver>>
+make_resolver(const config::settings& cfg);
+
+/// `make_resolver`, printing the error and exiting 2 when it fails: for a
+/// command that has started no thread yet.
 std::shared_ptr<net::dns_resolver>
 resolver_or_exit(const config::settings& cfg);
 

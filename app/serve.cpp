@@ -434,15 +434,30 @@ void add_smtp_gauges(http::metrics& stats,
                   [c] { return static_cast<double>(c->hosts_untracked()); });
 }
 
+// A setting the loader let through but its user refuses: the start stops
+// with "mailassay: invalid configuration: <what>" and exit 2.
+core::error invalid_configuration(std::string what) {
+  return core::make_error(core::errc::validation_failed,
+                          "invalid configuration: " + std::move(what));
+}
+
+// Prints the error that stops the start; `serve` then returns 2 (after
+// stopping whatever it has started).
+int start_failed(const core::error& e) {
+  std::cerr << "mailassay: " << e.message << "\n";
+  return 2;
+}
+
 // The SMTP scheduler of the pipeline. Null when SMTP probing is off: with
 // the default (empty) HELO on a host without a public FQDN, probing stays
 // off and a warning says why; an identity the operator set but that is
-// wrong stops the start (exit 2).
-std::unique_ptr<actors::smtp::scheduler>
-smtp_scheduler_or_exit(const config::settings& cfg, caf::actor_system& sys,
-                       actors::validation::validator& v,
-                       std::unique_ptr<core::smtp::catch_all_store> catch_all,
-                       std::unique_ptr<core::smtp::host_slots> slots) {
+// wrong is an error (the start stops, exit 2). Spawns nothing unless it
+// succeeds.
+core::expected<std::unique_ptr<actors::smtp::scheduler>>
+make_smtp_scheduler(const config::settings& cfg, caf::actor_system& sys,
+                    actors::validation::validator& v,
+                    std::unique_ptr<core::smtp::catch_all_store> catch_all,
+                    std::unique_ptr<core::smtp::host_slots> slots) {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0)
     host[0] = '\0';
@@ -458,11 +473,9 @@ smtp_scheduler_or_exit(const config::settings& cfg, caf::actor_system& sys,
     if (cfg.smtp.helo.empty() && cfg.smtp.mail_from.empty()) {
       log::event(log::level::warn, "smtp_disabled",
                  {{"why", made.error_value().message}});
-      return nullptr;
+      return std::unique_ptr<actors::smtp::scheduler>{};
     }
-    std::cerr << "mailassay: invalid configuration: "
-              << made.error_value().message << "\n";
-    std::exit(2);
+    return invalid_configuration(made.error_value().message);
   }
   return std::move(*made);
 }
@@ -505,19 +518,17 @@ void add_webhook_gauges(http::metrics& stats,
 
 // The client of webhook deliveries: the SMTP prober's address policy with
 // the webhooks' own allow-list, host names resolved by the service's
-// resolver (A, then AAAA), each address checked before it is used.
-std::shared_ptr<net::http_client>
-webhook_client_or_exit(const config::settings& cfg,
-                       std::shared_ptr<net::dns_resolver> resolver) {
+// resolver (A, then AAAA), each address checked before it is used. A bad
+// allow-list or CA file is an error (the start stops, exit 2).
+core::expected<std::shared_ptr<net::http_client>>
+make_webhook_client(const config::settings& cfg,
+                    std::shared_ptr<net::dns_resolver> resolver) {
   net::http_client_config hc;
   auto policy =
       core::smtp::target_policy::parse(cfg.webhooks.allow_private_targets);
-  if (!policy) {
-    std::cerr << "mailassay: invalid configuration: "
-                 "MAILASSAY_WEBHOOKS_ALLOW_PRIVATE_TARGETS "
-              << policy.error_value().message << "\n";
-    std::exit(2);
-  }
+  if (!policy)
+    return invalid_configuration("MAILASSAY_WEBHOOKS_ALLOW_PRIVATE_TARGETS " +
+                                 policy.error_value().message);
   hc.policy = std::move(*policy);
   hc.ca_file = cfg.webhooks.ca_file;
   hc.max_head_bytes =
@@ -535,11 +546,8 @@ webhook_client_or_exit(const config::settings& cfg,
         });
   };
   auto made = net::http_client::create(std::move(hc));
-  if (!made) {
-    std::cerr << "mailassay: invalid configuration: "
-              << made.error_value().message << "\n";
-    std::exit(2);
-  }
+  if (!made)
+    return invalid_configuration(made.error_value().message);
   return std::shared_ptr<net::http_client>{std::move(*made)};
 }
 
@@ -599,19 +607,34 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
     }
   db->reset();
 
-  // The loop of the cluster adapters (LISTEN connection, Redis); made
-  // before everything that may receive its callbacks, stopped last.
-  net::io_thread cluster_io{"cluster-io"};
+  // What the settings' loader cannot check is read before any thread
+  // runs that would have to be stopped: a wrong value stops the start
+  // (exit 2) here. The one exception, the SMTP identity, needs the actor
+  // system; its failure stops what runs by then (see below).
   std::optional<net::redis_endpoint> redis_at;
   if (!cfg.redis.url.empty()) {
     auto parsed = net::parse_redis_url(cfg.redis.url);
-    if (!parsed) {
-      std::cerr << "mailassay: invalid configuration: MAILASSAY_REDIS_URL "
-                << parsed.error_value().message << "\n";
-      return 2;
-    }
+    if (!parsed)
+      return start_failed(invalid_configuration("MAILASSAY_REDIS_URL " +
+                                                parsed.error_value().message));
     redis_at = std::move(*parsed);
   }
+  auto trusted =
+      core::limits::trusted_networks::parse(cfg.http.trusted_proxies);
+  if (!trusted)
+    return start_failed(invalid_configuration(
+        "MAILASSAY_HTTP_TRUSTED_PROXIES " + trusted.error_value().message));
+  auto made_validator = make_validator(cfg);
+  if (!made_validator)
+    return start_failed(made_validator.error_value());
+  auto validator = std::move(*made_validator);
+  auto webhook_client = make_webhook_client(cfg, validator->shared_resolver());
+  if (!webhook_client)
+    return start_failed(webhook_client.error_value());
+
+  // The loop of the cluster adapters (LISTEN connection, Redis); made
+  // before everything that may receive its callbacks, stopped last.
+  net::io_thread cluster_io{"cluster-io"};
   // The shared Redis (docs/deployment.md): one connection for the limits'
   // scripts and the catch-all verdicts sent, one subscribed to the
   // verdicts of the other processes.
@@ -656,16 +679,25 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
                 .value()});
     slots_counters = host_slots->counters();
   }
-  auto validator = validator_or_exit(cfg);
   use_cases::accounts::key_cache keys{100000, cfg.auth.key_cache_seconds};
   http::metrics stats;
   caf::actor_system_config caf_cfg;
   caf_cfg.set("scheduler.max-threads", cfg.actors.scheduler_threads);
   caf_cfg.set("scheduler.policy", caf::atom("sharing"));
   caf::actor_system sys{caf_cfg};
-  actors::storage_pool pool{sys, cfg, keys, jwt};
-  auto scheduler = smtp_scheduler_or_exit(
+  auto made_scheduler = make_smtp_scheduler(
       cfg, sys, *validator, std::move(catch_all), std::move(host_slots));
+  if (!made_scheduler) {
+    // Only the Redis connections run besides the idle actor system: they
+    // stop, the cluster loop and the system end as `serve` returns.
+    if (redis)
+      redis->stop();
+    if (redis_sub)
+      redis_sub->stop();
+    return start_failed(made_scheduler.error_value());
+  }
+  auto scheduler = std::move(*made_scheduler);
+  actors::storage_pool pool{sys, cfg, keys, jwt};
   // The credit ledger writes through the storage workers: the database's
   // conditional update keeps every balance at or above zero, also across
   // processes.
@@ -692,21 +724,13 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
   if (redis)
     shared_limits = std::make_unique<actors::shared_limiter>(
         redis, cfg.redis.prefix, limiter);
-  auto trusted =
-      core::limits::trusted_networks::parse(cfg.http.trusted_proxies);
-  if (!trusted) {
-    std::cerr
-        << "mailassay: invalid configuration: MAILASSAY_HTTP_TRUSTED_PROXIES "
-        << trusted.error_value().message << "\n";
-    return 2;
-  }
   // Batch jobs read and write through their own low-priority workers, so
   // checkpoints never queue in front of real-time requests' storage work.
   actors::storage_pool batch_storage{
       sys, cfg, keys, jwt,
       actors::storage_lane{cfg.batch.max_jobs, cfg.batch.nice, "batch-db"}};
   actors::batch_runner batches{
-      sys, actors::batch_runner_env{&batch_storage, validator, cfg.batch,
+      sys, actors::batch_runner_env{&batch_storage, &validation, cfg.batch,
                                     actors::batch_owner_name(),
                                     // Leases compared on one clock, whatever
                                     // the hosts' skew.
@@ -752,9 +776,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
       sys, cfg, keys, jwt, actors::storage_lane{1, 0, "webhook-db"}};
   actors::webhooks::dispatcher webhooks{
       sys, actors::webhooks::dispatcher_env{
-               &webhook_storage,
-               webhook_client_or_exit(cfg, validator->shared_resolver()),
-               cfg.webhooks,
+               &webhook_storage, std::move(*webhook_client), cfg.webhooks,
                [public_url = cfg.webhooks.public_url](
                    storage::store& db, const core::webhooks::delivery& d)
                    -> core::expected<std::string> {

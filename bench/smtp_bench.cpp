@@ -17,7 +17,7 @@
 //     sorted by domain (the whole input, or `--page` rows at a time as the
 //     batch runner reads pages), cut into groups of up to `--group`
 //     neighbours at one domain, and each group goes through
-//     `validator::validate_group` (smtp = true, credits_prepaid = true,
+//     `validation_pool::submit_group` (smtp = true, credits_prepaid = true,
 //     timeout `--budget-ms`, by default the 30 s that
 //     actors/batch/runner.cpp sends), with at most
 //     `--window` groups in flight. Reports addresses/s, connections (sum of
@@ -417,7 +417,6 @@ bool run_throughput(const options& o, caf::actor_system& sys) {
   syntax.allow_test_domains = true; // the zones live under .test
   auto vp =
       std::make_shared<val::validator>(std::move(*lists), resolver, syntax);
-  auto& v = *vp;
   // Prepaid (a batch's groups): the ledger is never asked.
   auto ledger = mailassay::actors::credits::spawn_ledger(
       sys, nullptr,
@@ -485,7 +484,7 @@ bool run_throughput(const options& o, caf::actor_system& sys) {
       reqs.push_back(std::move(r));
     }
     auto left = std::make_shared<std::atomic<std::size_t>>(end - first);
-    v.validate_group(
+    pool.submit_group(
         std::move(reqs), [&, first, left](std::size_t k, val::result r) {
           const auto& a = all[first + k];
           if (!r.smtp.checked || r.smtp_reply.host.empty())
@@ -539,7 +538,7 @@ bool run_throughput(const options& o, caf::actor_system& sys) {
   std::printf("\n| (1) throughput | value |\n|---|---:|\n");
   std::printf("| addresses | %zu (%zu accepted, %zu refused as unknown) |\n",
               all.size(), accepted.load(), refused.load());
-  std::printf("| groups (validate_group) | %zu |\n", groups.size());
+  std::printf("| groups (submit_group) | %zu |\n", groups.size());
   std::printf("| wall time | %.3f s |\n", seconds);
   std::printf("| **addresses/s** | **%.0f** |\n", n / seconds);
   std::printf("| process CPU (scheduler + peers + DNS peer) | %.2f s, %.0f "

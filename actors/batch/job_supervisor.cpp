@@ -2,6 +2,7 @@
 
 #include "actors/batch/messages.hpp"
 #include "actors/batch/result_row.hpp"
+#include "actors/validation_pool.hpp"
 #include "core/base/ascii.hpp"
 #include "core/batch/pace.hpp"
 #include "core/validation/smtp_stage.hpp"
@@ -346,7 +347,7 @@ void pump(supervisor* self) {
     st.pace.take(now, static_cast<std::int64_t>(take));
     st.gauges->in_flight += static_cast<std::int64_t>(take);
     auto shared_ids = std::make_shared<decltype(ids)>(std::move(ids));
-    st.env->validator->validate_group(
+    st.env->validations->submit_group(
         std::move(reqs), [me, shared_ids](std::size_t i, validation::result r) {
           // May run on the resolver thread: the row is built by the
           // supervisor, on its low-priority thread.

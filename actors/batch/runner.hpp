@@ -13,7 +13,6 @@
 // shutdown stops it at its next checkpoint.
 
 #include "actors/storage_pool.hpp"
-#include "actors/validation/validator.hpp"
 #include "config/settings.hpp"
 
 #include <caf/actor.hpp>
@@ -27,6 +26,8 @@
 #include <string>
 
 namespace mailassay::actors {
+
+class validation_pool;
 
 /// Counters of the batch runner, for /metrics.
 struct batch_gauges {
@@ -42,7 +43,9 @@ struct batch_gauges {
 /// What the runner needs from its surroundings.
 struct batch_runner_env {
   storage_pool* storage = nullptr;
-  std::shared_ptr<validation::validator> validator;
+  /// Where the jobs' groups are validated (SMTP included); outlives the
+  /// runner.
+  validation_pool* validations = nullptr;
   config::batch_settings cfg;
   /// This process's name in job leases (unique per process).
   std::string owner;

@@ -1,6 +1,5 @@
 #include "actors/validation/validator.hpp"
 
-#include "actors/messages.hpp"
 #include "core/validation/sandbox.hpp"
 #include "net/dns_resolver.hpp"
 
@@ -115,15 +114,6 @@ void validator::validate(request req, result_callback done) const {
     answer_sandbox(r, started);
     return done(std::move(r));
   }
-  if (auto* entry = smtp_.load(); req.smtp && entry) {
-    std::vector<request> one;
-    one.push_back(std::move(req));
-    return entry->submit({std::move(one),
-                          [done = std::move(done)](std::size_t, result&& r) {
-                            done(std::move(r));
-                          },
-                          false});
-  }
   auto started = clock_type::now();
   result r;
   prepare(req, r);
@@ -133,13 +123,7 @@ void validator::validate(request req, result_callback done) const {
 void validator::validate_group(std::vector<request> reqs,
                                group_callback done) const {
   auto started = clock_type::now();
-  auto* entry = smtp_.load();
-  // Requests asking for SMTP: one pipeline job per domain, so that the
-  // scheduler sees the group's addresses together.
-  std::map<std::string,
-           std::pair<std::vector<std::size_t>, std::vector<request>>>
-      smtp_jobs;
-  // The others: one route lookup per domain (one lock of the shared DNS
+  // One route lookup per domain (one lock of the shared DNS
   // cache) instead of one per address.
   std::map<std::string, std::vector<std::pair<std::size_t, result>>> free;
   for (std::size_t i = 0; i < reqs.size(); ++i) {
@@ -156,22 +140,7 @@ void validator::validate_group(std::vector<request> reqs,
       continue;
     }
     auto domain = r.address.ascii_domain;
-    if (reqs[i].smtp && entry) {
-      auto& job = smtp_jobs[domain];
-      job.first.push_back(i);
-      job.second.push_back(std::move(reqs[i]));
-      continue;
-    }
     free[domain].emplace_back(i, std::move(r));
-  }
-  for (auto& [domain, job] : smtp_jobs) {
-    auto index =
-        std::make_shared<std::vector<std::size_t>>(std::move(job.first));
-    entry->submit({std::move(job.second),
-                   [index, done](std::size_t k, result&& r) {
-                     done((*index)[k], std::move(r));
-                   },
-                   true});
   }
   for (auto& [domain, group] : free) {
     auto shared = std::make_shared<std::vector<std::pair<std::size_t, result>>>(

@@ -3,7 +3,6 @@
 #include "actors/validation/result.hpp"
 #include "core/risk/lists.hpp"
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -16,24 +15,11 @@ class dns_resolver;
 
 namespace mailassay::actors::validation {
 
-struct smtp_job;
-
-/// Where validations that asked for SMTP go: the pipeline's actors
-/// (actors/validation/pipeline.hpp), which decide whether the SMTP stage
-/// runs, hold the credit, probe and settle. Implemented by the validation
-/// pool.
-class smtp_entry {
-public:
-  virtual ~smtp_entry() = default;
-
-  /// Hands `job` (requests at one domain) to a pipeline actor.
-  virtual void submit(smtp_job job) = 0;
-};
-
 /// The validation pipeline's free part -- syntax -> free checks -> DNS ->
-/// verdict -- and its entry: a validation that asked for SMTP goes on to
-/// the pipeline's actors. Shared by the HTTP handlers, the batch runner and
-/// `mailassay check`; thread-safe.
+/// verdict. It knows nothing of SMTP: the validation pool
+/// (actors/validation_pool.hpp) is the way into the pipeline, and hands
+/// what asks for SMTP to the pipeline's actors, the rest to this. Shared by
+/// the pool, the pipeline's actors and `mailassay check`; thread-safe.
 class validator {
 public:
   /// The clock of `duration_ms`.
@@ -43,10 +29,10 @@ public:
             std::shared_ptr<net::dns_resolver> resolver,
             core::syntax::options syntax);
 
-  /// Validates `req` and calls `done` exactly once: at once when the domain's
-  /// route is cached (or DNS is not needed) or `req.sandbox`, else on the
-  /// resolver thread; with SMTP asked (and an SMTP entry set), on a
-  /// pipeline actor.
+  /// Validates `req` without SMTP (`req.smtp` is not looked at: the result
+  /// says `smtp.checked: false`, nothing is charged) and calls `done`
+  /// exactly once: at once when the domain's route is cached (or DNS is not
+  /// needed) or `req.sandbox`, else on the resolver thread.
   void validate(request req, result_callback done) const;
 
   /// Validates `req` into `r` (a new result) and returns true when nothing
@@ -57,18 +43,9 @@ public:
   bool validate_now(const request& req, result& r) const;
 
   /// Validates a group of requests (a batch's neighbours, mostly at one
-  /// domain): one route lookup per domain; requests asking for SMTP go to
-  /// the pipeline as one job per domain, whose addresses share the SMTP
-  /// scheduler's sessions. Calls `done(index, result)` once per request.
+  /// domain) as `validate` does, with one route lookup per domain. Calls
+  /// `done(index, result)` once per request.
   void validate_group(std::vector<request> reqs, group_callback done) const;
-
-  /// Sends validations that ask for SMTP to `entry` (which must outlive
-  /// every validation); call before the first `validate`. Without an entry
-  /// SMTP is never run (`smtp.checked: false`, free).
-  void enable_smtp(smtp_entry* entry) { smtp_.store(entry); }
-
-  /// Whether validations asking for SMTP go to the pipeline.
-  bool smtp_enabled() const { return smtp_.load() != nullptr; }
 
   /// Syntax and the free checks of `req`, into `r`.
   void prepare(const request& req, result& r) const;
@@ -105,7 +82,6 @@ private:
   std::shared_ptr<const core::risk::lists> lists_;
   std::shared_ptr<net::dns_resolver> resolver_;
   core::syntax::options syntax_;
-  std::atomic<smtp_entry*> smtp_{nullptr};
 };
 
 } // namespace mailassay::actors::validation

@@ -279,6 +279,41 @@ TEST_SUITE("api.operations") {
     CHECK(out.find("MAILASSAY_DATABASE_URL") != std::string::npos);
   }
 
+  TEST_CASE("a bad setting found once the actor system and the Redis loop "
+            "run stops the start in order: exit 2 and its message, at once") {
+    // The SMTP identity is checked when the scheduler is made, inside the
+    // running actor system; with Redis configured, its connections run
+    // too. A start that ended by std::exit with them running could hang
+    // or crash; an orderly one stops them and returns.
+    std::map<std::string, std::string> env{
+        {"MAILASSAY_SMTP_HELO", "localhost"}};
+    if (auto* redis = std::getenv("MAILASSAY_TEST_REDIS_URL"))
+      env.emplace("MAILASSAY_REDIS_URL", redis);
+    std::string out;
+    CHECK(run_binary_within(std::chrono::seconds(15), {"serve"}, env, out) ==
+          2);
+    CHECK_MESSAGE(out.find("mailassay: invalid configuration: smtp.helo: "
+                           "\"localhost\" is not a public FQDN") !=
+                      std::string::npos,
+                  out);
+    // Settings read before any thread starts end the same way.
+    CHECK(run_binary_within(
+              std::chrono::seconds(15), {"serve"},
+              {{"MAILASSAY_WEBHOOKS_ALLOW_PRIVATE_TARGETS", "not-a-network"}},
+              out) == 2);
+    CHECK_MESSAGE(out.find("mailassay: invalid configuration: "
+                           "MAILASSAY_WEBHOOKS_ALLOW_PRIVATE_TARGETS") !=
+                      std::string::npos,
+                  out);
+    CHECK(run_binary_within(std::chrono::seconds(15), {"serve"},
+                            {{"MAILASSAY_HTTP_TRUSTED_PROXIES", "nowhere"}},
+                            out) == 2);
+    CHECK_MESSAGE(out.find("mailassay: invalid configuration: "
+                           "MAILASSAY_HTTP_TRUSTED_PROXIES") !=
+                      std::string::npos,
+                  out);
+  }
+
   TEST_CASE("admin commands create organizations and grant credits") {
     auto dir = temp_dir("admin");
     std::map<std::string, std::string> env{

@@ -193,4 +193,35 @@ int run_binary(const std::vector<std::string>& args,
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+int run_binary_within(std::chrono::milliseconds limit,
+                      const std::vector<std::string>& args,
+                      std::map<std::string, std::string> env,
+                      std::string& output) {
+  test_environment(env);
+  auto dir = temp_dir("run");
+  auto file = dir + "/out.log";
+  auto pid = spawn(args, env, file);
+  int status = 0;
+  bool ended = false;
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  // Polled: waitpid has no timeout, and the limit only has to catch a
+  // hang, not time the exit.
+  while (!(ended = ::waitpid(pid, &status, WNOHANG) == pid) &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!ended) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
+  std::ifstream in{file};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  output = ss.str();
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (!ended)
+    return -2;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 } // namespace mailassay::testing

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <sys/types.h>
@@ -62,6 +63,13 @@ private:
 /// code and fills `output` with stdout+stderr.
 int run_binary(const std::vector<std::string>& args,
                std::map<std::string, std::string> env, std::string& output);
+
+/// `run_binary` that waits at most `limit`: a binary still running then
+/// (a start that hangs instead of ending) is killed and -2 returned.
+int run_binary_within(std::chrono::milliseconds limit,
+                      const std::vector<std::string>& args,
+                      std::map<std::string, std::string> env,
+                      std::string& output);
 
 /// Adds what every test run of the binary needs unless already set: the
 /// risk lists of the source tree, a DNS server that is never the

@@ -6,8 +6,10 @@
 // storage, as an upload does, and watched there.
 
 #include "actors/batch/runner.hpp"
+#include "actors/credits/ledger.hpp"
 #include "actors/storage_pool.hpp"
 #include "actors/validation/validator.hpp"
+#include "actors/validation_pool.hpp"
 #include "net/dns_resolver.hpp"
 #include "security/jwt_keyring.hpp"
 #include "tests/peers/dns_peer.hpp"
@@ -83,6 +85,13 @@ struct world {
     syntax.allow_test_domains = true;
     validator = std::make_shared<actors::validation::validator>(
         std::make_shared<const core::risk::lists>(), resolver, syntax);
+    // Jobs reserve their credits at upload (prepaid): the ledger holds
+    // none. No SMTP scheduler: probing is off, as for a server without a
+    // HELO identity.
+    ledger = actors::credits::spawn_ledger(
+        *sys, nullptr, std::make_shared<actors::credits::ledger_counters>());
+    validations = std::make_unique<actors::validation_pool>(
+        *sys, validator, 1, ledger, actors::smtp::scheduler_actor{});
     cfg.database.url = t.url();
     storage = std::make_unique<actors::storage_pool>(
         *sys, cfg, keys, jwt, actors::storage_lane{2, 0, "test-batch"});
@@ -98,6 +107,10 @@ struct world {
 
   ~world() {
     runners.clear();
+    if (validations)
+      validations->stop();
+    validations.reset();
+    caf::anon_send_exit(ledger, caf::exit_reason::user_shutdown);
     if (storage)
       storage->stop();
     if (resolver)
@@ -111,6 +124,8 @@ struct world {
   std::unique_ptr<caf::actor_system> sys;
   std::shared_ptr<net::dns_resolver> resolver;
   std::shared_ptr<actors::validation::validator> validator;
+  actors::credits::ledger_actor ledger;
+  std::unique_ptr<actors::validation_pool> validations;
   config::settings cfg;
   config::batch_settings batch;
   use_cases::accounts::key_cache keys{16, 60};
@@ -127,7 +142,7 @@ struct world {
   actors::batch_runner_env env(const std::string& owner) {
     actors::batch_runner_env e;
     e.storage = storage.get();
-    e.validator = validator;
+    e.validations = validations.get();
     e.cfg = batch;
     e.owner = owner;
     e.now = [] { return static_cast<std::int64_t>(std::time(nullptr)); };

@@ -4,9 +4,12 @@
 #include <caf/scheduler/test_coordinator.hpp>
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 using namespace mailassay::actors;
 using namespace std::chrono_literals;
@@ -396,5 +399,75 @@ TEST_SUITE("actors.rate_limiter") {
     CHECK(none.refused_by == limit_scope::none);
     CHECK(none.limit == 0);
     CHECK(none.period == millis{0});
+  }
+
+  TEST_CASE("checks from several threads never admit more than a limit, "
+            "across shards") {
+    // Shards locked in order: the IP windows (one per thread) and the
+    // shared key window live in different shards, yet a check is still
+    // all-or-nothing and the key admits exactly its limit.
+    for (std::size_t shards :
+         {std::size_t{0}, std::size_t{1}, std::size_t{8}}) {
+      CAPTURE(shards);
+      rate_limiter_options opts;
+      opts.shards = shards;
+      caf::actor_system_config cfg;
+      cfg.set("scheduler.max-threads", 1);
+      cfg.set("logger.verbosity", caf::atom("quiet"));
+      caf::actor_system sys{cfg};
+      rate_limiter limiter{sys, opts};
+      // Enough checks that the threads overlap on a busy 2-core machine,
+      // and limits that run out half-way, while every thread still asks.
+      constexpr int threads = 6;
+      constexpr int per_thread = 20000;
+      constexpr std::int64_t ip_limit = per_thread; // never the one refusing
+      constexpr std::int64_t key_limit = threads * per_thread / 2;
+      constexpr std::int64_t shared_ip_limit = threads * per_thread / 3;
+      std::atomic<std::int64_t> key_allowed{0}, shared_allowed{0};
+      std::atomic<bool> go{false};
+      std::vector<std::int64_t> own_allowed(threads, 0);
+      std::vector<std::thread> pool;
+      for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+          while (!go.load())
+            std::this_thread::yield();
+          for (int i = 0; i < per_thread; ++i) {
+            limit_check c;
+            c.ip = ip_scope{"10.9.0." + std::to_string(t), ip_limit};
+            c.key = key_scope{"hammered-key", per_minute(key_limit)};
+            c.now = t0;
+            if (limiter.check(c).allowed) {
+              ++key_allowed;
+              ++own_allowed[t];
+            }
+            // One IP every thread shares, alone.
+            limit_check one;
+            one.ip = ip_scope{"203.0.113.77", shared_ip_limit};
+            one.now = t0;
+            if (limiter.check(one).allowed)
+              ++shared_allowed;
+          }
+        });
+      go = true;
+      for (auto& th : pool)
+        th.join();
+      CHECK(key_allowed == key_limit);
+      CHECK(shared_allowed == shared_ip_limit);
+      // A refusal by the key took no token from the IP: each IP window
+      // lost exactly what its thread was allowed.
+      for (int t = 0; t < threads; ++t) {
+        limit_check c;
+        c.ip = ip_scope{"10.9.0." + std::to_string(t), ip_limit};
+        c.now = t0;
+        auto d = limiter.peek(c);
+        CHECK(d.remaining == ip_limit - own_allowed[t]);
+      }
+      CHECK(limiter.gauges().allowed == key_limit + shared_ip_limit);
+      CHECK(limiter.gauges().refused ==
+            threads * per_thread * 2 - key_limit - shared_ip_limit);
+      CHECK(limiter.gauges().ip_buckets == threads + 1);
+      CHECK(limiter.gauges().key_buckets == 1);
+      limiter.stop();
+    }
   }
 }

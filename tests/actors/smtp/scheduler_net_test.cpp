@@ -506,7 +506,7 @@ TEST_SUITE("actors.smtp.scheduler.net") {
     CHECK(r2.elapsed >= 1500ms);
   }
 
-  TEST_CASE("validate_group honours smtp_retry_deferrals per request") {
+  TEST_CASE("submit_group honours smtp_retry_deferrals per request") {
     fixture fx;
     auto& peer = fx.mx("mx.mixed.test", "127.0.0.125");
     peer.add_rule({"grey-*", smtp_rcpt_behaviour::greylist, 250ms, ""});
@@ -529,7 +529,7 @@ TEST_SUITE("actors.smtp.scheduler.net") {
       r.timeout_ms = 4000;
     }
     std::vector<std::promise<actors::validation::result>> done(2);
-    v->validate_group(reqs,
+    pool.submit_group(reqs,
                       [&done](std::size_t i, actors::validation::result r) {
                         done[i].set_value(std::move(r));
                       });

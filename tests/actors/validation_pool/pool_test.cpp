@@ -42,7 +42,7 @@ struct fixture {
   actors::credits::ledger_actor ledger;
   std::unique_ptr<actors::validation_pool> pool;
 
-  fixture() {
+  explicit fixture(std::chrono::milliseconds dns_timeout = 500ms) {
     dns.add_mx("cached.test", 10, "mx.cached.test");
     dns.add_mx("fresh.test", 10, "mx.fresh.test");
     cfg.set("scheduler.max-threads", 2);
@@ -50,7 +50,7 @@ struct fixture {
     sys = std::make_unique<caf::actor_system>(cfg);
     net::dns_resolver_config rc;
     rc.servers = {dns.server()};
-    rc.timeout = 500ms;
+    rc.timeout = dns_timeout;
     resolver = std::shared_ptr<net::dns_resolver>(
         std::move(net::dns_resolver::create(std::move(rc)).value()));
     core::syntax::options syntax;
@@ -77,9 +77,8 @@ struct fixture {
     actors::validation::result result;
   };
 
-  // Submits `email`; returns whether it was answered before `submit`
-  // returned, and the answer.
-  std::pair<bool, answer> run(const std::string& email, bool smtp = false) {
+  // Submits `email`; returns its answer to come.
+  std::future<answer> start(const std::string& email, bool smtp = false) {
     auto promise = std::make_shared<std::promise<answer>>();
     auto future = promise->get_future();
     actors::validation::request req;
@@ -88,6 +87,13 @@ struct fixture {
     pool->submit({std::move(req), [promise](actors::validation::result r) {
                     promise->set_value({std::this_thread::get_id(), r});
                   }});
+    return future;
+  }
+
+  // Submits `email`; returns whether it was answered before `submit`
+  // returned, and the answer.
+  std::pair<bool, answer> run(const std::string& email, bool smtp = false) {
+    auto future = start(email, smtp);
     bool at_once = future.wait_for(0s) == std::future_status::ready;
     REQUIRE(future.wait_for(5s) == std::future_status::ready);
     return {at_once, future.get()};
@@ -176,5 +182,39 @@ TEST_SUITE("actors.validation_pool") {
       std::this_thread::sleep_for(10ms);
     CHECK(f.pool->gauges().done == 2);
     CHECK(f.pool->gauges().queued == 0);
+  }
+
+  TEST_CASE("an SMTP validation arriving after the pool stopped is answered "
+            "503, not dropped") {
+    fixture f;
+    f.pool->stop();
+    auto [at_once, a] = f.run("jane@fresh.test", true);
+    CHECK(at_once);
+    REQUIRE(a.result.refused);
+    CHECK(a.result.refused->code == core::errc::unavailable);
+    CHECK(a.result.refused->message == "The server is shutting down");
+    // Without SMTP nothing waits for an actor: still answered.
+    auto [_, free] = f.run("not-an-address");
+    CHECK_FALSE(free.result.refused);
+    CHECK(free.result.verdict.reason == "invalid_syntax");
+  }
+
+  TEST_CASE("an SMTP validation a pipeline actor holds when it stops is "
+            "answered 503") {
+    // The domain's DNS never answers and the resolver waits longer than
+    // the test: the job sits in the actor's state until the actor quits.
+    fixture f{60s};
+    f.dns.set_behaviour("silent.test", tests::peers::dns_behaviour::drop);
+    auto pending = f.start("jane@silent.test", true);
+    for (int i = 0; i < 500 && f.dns.queries("silent.test") == 0; ++i)
+      std::this_thread::sleep_for(10ms);
+    REQUIRE(f.dns.queries("silent.test") > 0);
+    CHECK(pending.wait_for(0s) == std::future_status::timeout);
+    f.pool->stop();
+    REQUIRE(pending.wait_for(5s) == std::future_status::ready);
+    auto a = pending.get();
+    REQUIRE(a.result.refused);
+    CHECK(a.result.refused->code == core::errc::unavailable);
+    CHECK(a.result.refused->message == "The server is shutting down");
   }
 }
