@@ -132,7 +132,8 @@ int batch(const config::settings& cfg, const batch_options& opt) {
     auto* slot = &it;
     validator->validate(
         std::move(req), [&, slot](actors::validation::result r) {
-          auto row = actors::batch::item_from_result(slot->seq, slot->email, r);
+          auto row = actors::batch::item_from_result(
+              slot->seq, slot->email, r, http::codec::batch_item_detail);
           std::lock_guard lock{mtx};
           *slot = std::move(row);
           --pending;

@@ -12,6 +12,7 @@
 #include "actors/validation_pool.hpp"
 #include "actors/webhooks/dispatcher.hpp"
 #include "app/app.hpp"
+#include "http/codec/batch_results.hpp"
 #include "http/codec/webhooks.hpp"
 #include "http/server.hpp"
 #include "http/services.hpp"
@@ -739,7 +740,8 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
                                       // Real-time validations only: batch work
                                       // does not use the pool.
                                       return validation.gauges().done.load();
-                                    }}};
+                                    },
+                                    http::codec::batch_item_detail}};
   // Other processes sharing PostgreSQL tell this one what they changed.
   use_cases::accounts::change_echo echo;
   std::unique_ptr<actors::cluster_events> events;

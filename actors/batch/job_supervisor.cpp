@@ -399,7 +399,8 @@ item settle(supervisor* self, item_done& done) {
     done.r.smtp.checked = done.r.smtp.checked || d->second.reached;
     done.r.smtp_reply.attempts += d->second.attempts;
   }
-  auto it = batch::item_from_result(done.seq, done.email, done.r);
+  auto it = batch::item_from_result(done.seq, done.email, done.r,
+                                    st.env->write_detail);
   if (d != st.deferrals.end()) {
     if (d->second.reached)
       it.credits = 1;

@@ -1,21 +1,35 @@
 #include "actors/batch/result_row.hpp"
 
-#include <nlohmann/json.hpp>
-
 namespace mailassay::actors::batch {
 
-using nlohmann::json;
-
-namespace {
-
-json or_null(const std::optional<bool>& v) {
-  return v ? json(*v) : json(nullptr);
+core::batch::item_flags flags_of(const validation::result& r) {
+  const auto& a = r.address;
+  const auto& c = r.checks;
+  core::batch::item_flags f;
+  if (a.valid)
+    f.normalized = a.normalized;
+  if (r.route) {
+    using core::dns::route_kind;
+    f.mx = r.route->kind == route_kind::mx ||
+           r.route->kind == route_kind::implicit_mx;
+  }
+  f.disposable = c.disposable;
+  f.role = c.role_account;
+  f.free = c.free_provider;
+  if (c.random)
+    f.random = c.random->is_random;
+  f.catch_all = r.smtp.catch_all;
+  f.smtp_checked = r.smtp.checked;
+  if (c.suggested_domain)
+    f.suggestion = a.local_part + "@" + *c.suggested_domain;
+  if (r.route && r.route->provider)
+    f.provider = *r.route->provider;
+  return f;
 }
 
-} // namespace
-
 core::batch::item item_from_result(std::int64_t seq, std::string email,
-                                   const validation::result& r) {
+                                   const validation::result& r,
+                                   const detail_writer& write) {
   core::batch::item it;
   it.seq = seq;
   it.email = std::move(email);
@@ -24,33 +38,7 @@ core::batch::item item_from_result(std::int64_t seq, std::string email,
   it.reason = r.verdict.reason;
   it.score = r.verdict.score;
   it.credits = r.credits_used;
-  const auto& a = r.address;
-  const auto& c = r.checks;
-  json d;
-  d["normalized"] = a.valid ? json(a.normalized) : json(nullptr);
-  if (r.route) {
-    using core::dns::route_kind;
-    d["mx"] = r.route->kind == route_kind::mx ||
-              r.route->kind == route_kind::implicit_mx;
-  } else {
-    d["mx"] = nullptr;
-  }
-  d["disposable"] = or_null(c.disposable);
-  d["role"] = or_null(c.role_account);
-  d["free"] = c.free_provider;
-  d["random"] = c.random ? json(c.random->is_random) : json(nullptr);
-  d["catchAll"] = or_null(r.smtp.catch_all);
-  d["smtpChecked"] = r.smtp.checked;
-  d["suggestion"] = c.suggested_domain
-                        ? json(a.local_part + "@" + *c.suggested_domain)
-                        : json(nullptr);
-  if (r.route && r.route->provider)
-    d["provider"] = {
-        {"name", r.route->provider->name},
-        {"kind", core::provider::to_string(r.route->provider->kind)}};
-  else
-    d["provider"] = nullptr;
-  it.detail = d.dump();
+  it.detail = write(flags_of(r));
   return it;
 }
 

@@ -12,6 +12,7 @@
 // written and a replay writes nothing twice. Cancelling, a lost lease or
 // shutdown stops it at its next checkpoint.
 
+#include "actors/batch/result_row.hpp"
 #include "actors/storage_pool.hpp"
 #include "config/settings.hpp"
 
@@ -56,6 +57,9 @@ struct batch_runner_env {
   /// Real-time validations so far (any counter that grows with them); when
   /// it moves, jobs slow to `cfg.rate_under_load`. Empty: never slowed.
   std::function<std::int64_t()> realtime_count;
+  /// Writes a done item's flags in their stored form; required (serve
+  /// hands in http/codec's `batch_item_detail`: actors know no JSON).
+  batch::detail_writer write_detail;
 };
 
 /// The process's batch runner: a facade over the runner actor.

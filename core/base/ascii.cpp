@@ -2,18 +2,10 @@
 
 namespace mailassay::core {
 
-namespace {
-
-char lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-} // namespace
-
 std::string ascii_lower(std::string_view s) {
   std::string out{s};
   for (auto& c : out)
-    c = lower(c);
+    c = ascii_lower(c);
   return out;
 }
 
@@ -24,7 +16,7 @@ bool ascii_iequals(std::string_view a, std::string_view b) {
   if (a == b)
     return true;
   for (size_t i = 0; i < a.size(); ++i)
-    if (a[i] != b[i] && lower(a[i]) != lower(b[i]))
+    if (a[i] != b[i] && ascii_lower(a[i]) != ascii_lower(b[i]))
       return false;
   return true;
 }

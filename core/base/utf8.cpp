@@ -9,29 +9,11 @@ namespace {
 // Length of the well-formed sequence starting at `p[0]` (of `n` bytes
 // available), or 0 when there is none (RFC 3629 §4).
 std::size_t sequence_length(const unsigned char* p, std::size_t n) {
-  auto c = p[0];
-  if (c < 0x80)
+  if (p[0] < 0x80)
     return 1;
-  std::size_t need = 0;
-  unsigned char low = 0x80, high = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) {
-    need = 1;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    need = 2;
-    if (c == 0xE0)
-      low = 0xA0; // no overlong forms
-    else if (c == 0xED)
-      high = 0x9F; // no UTF-16 surrogates
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    need = 3;
-    if (c == 0xF0)
-      low = 0x90; // no overlong forms
-    else if (c == 0xF4)
-      high = 0x8F; // nothing above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (n < need + 1 || p[1] < low || p[1] > high)
+  auto rule = utf8_lead(p[0]);
+  auto need = static_cast<std::size_t>(rule.need);
+  if (need == 0 || n < need + 1 || p[1] < rule.low || p[1] > rule.high)
     return 0;
   for (std::size_t k = 2; k <= need; ++k)
     if (p[k] < 0x80 || p[k] > 0xBF)

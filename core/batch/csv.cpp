@@ -1,5 +1,7 @@
 #include "core/batch/csv.hpp"
 
+#include "core/base/utf8.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -154,27 +156,12 @@ std::size_t csv_reader::check_text(std::string_view chunk) {
       continue;
     }
     seq_start_ = offset_ + i;
-    // One branch per row of RFC 3629 §4's table of lead bytes, written out
-    // by design: the branches alike in shape are different rows.
-    if (c >= 0xC2 && c <= 0xDF) {
-      need_ = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      need_ = 2;
-      // No overlong forms (E0), no UTF-16 surrogates (ED).
-      if (c == 0xE0)
-        low_ = 0xA0;
-      else if (c == 0xED)
-        high_ = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      need_ = 3;
-      // No overlong forms (F0), nothing above U+10FFFF (F4).
-      if (c == 0xF0)
-        low_ = 0x90;
-      else if (c == 0xF4)
-        high_ = 0x8F;
-    } else {
-      return i;
-    }
+    auto rule = utf8_lead(c);
+    if (rule.need == 0)
+      return i; // NUL, a stray continuation or a byte UTF-8 never has
+    need_ = rule.need;
+    low_ = rule.low;
+    high_ = rule.high;
     ++i;
   }
   offset_ += n;

@@ -10,6 +10,7 @@
 // Active = queued or processing; the database admits one active job per
 // organization.
 
+#include "core/provider/table.hpp"
 #include "core/validation/verdict.hpp"
 
 #include <cstdint>
@@ -106,6 +107,24 @@ struct job {
   std::int64_t items() const { return unique_emails + invalid_rows; }
 };
 
+/// The flags and details of a done item beyond its status, reason and score:
+/// what its stored `detail` holds and the export shows (docs/batch.md). A
+/// nullopt is not known (null in the export, an empty CSV cell).
+struct item_flags {
+  std::optional<std::string> normalized; ///< The address as normalized.
+  std::optional<bool> mx;                ///< Whether mail has a route.
+  std::optional<bool> disposable;
+  std::optional<bool> role; ///< A role account (info@, sales@).
+  bool free = false;        ///< At a free mailbox provider.
+  std::optional<bool> random;
+  std::optional<bool> catch_all;
+  bool smtp_checked = false;
+  /// The address with the likely intended domain (`anna@gmail.com`).
+  std::optional<std::string> suggestion;
+  /// Who runs the mail route's hosts.
+  std::optional<core::provider::provider_ref> provider;
+};
+
 /// One row of work: an address to validate, or an invalid row kept for the
 /// export. `seq` orders items as the file did (0-based, dense).
 struct item {
@@ -119,8 +138,9 @@ struct item {
   validation::status status = validation::status::unknown;
   std::string reason;
   int score = 0;
-  /// Compact JSON object with the result's flags and details, as the
-  /// supervisor wrote it (stored verbatim).
+  /// The result's `item_flags` in their stored form (compact JSON,
+  /// http/codec/batch_results.hpp's `batch_item_detail`), as the supervisor
+  /// wrote it (stored verbatim).
   std::string detail;
   /// Credits this item cost (1 when checked over SMTP, else 0).
   std::int64_t credits = 0;

@@ -1,5 +1,6 @@
 #include "core/dns/records.hpp"
 
+#include "core/base/ascii.hpp"
 namespace mailassay::core::dns {
 
 std::string_view to_string(rcode code) {
@@ -23,11 +24,7 @@ bool is_failure(rcode code) {
 std::string normalize_name(std::string_view name) {
   while (name.size() > 1 && name.back() == '.')
     name.remove_suffix(1);
-  std::string out{name};
-  for (auto& c : out)
-    if (c >= 'A' && c <= 'Z')
-      c = static_cast<char>(c - 'A' + 'a');
-  return out;
+  return ascii_lower(name);
 }
 
 } // namespace mailassay::core::dns

@@ -1,11 +1,11 @@
 #include "core/egress/decide.hpp"
 
+#include "core/base/ascii.hpp"
 #include "core/egress/names.hpp"
 #include "core/limits/client_ip.hpp"
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <string_view>
 
 namespace mailassay::core::egress {
@@ -23,12 +23,6 @@ std::string join(const std::vector<std::string>& xs, std::string_view sep) {
   for (const auto& x : xs)
     out += (out.empty() ? "" : std::string{sep}) + x;
   return out;
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // One spelling per address, so "::1" and "0::1" compare equal.
@@ -240,7 +234,7 @@ bool is_policy_text(const std::string& text) {
       "black list", "blocked",    "dnsbl",      "rbl",
       "reputation", "banned",     "ptr record", "reverse dns",
       "rdns",       "complaints", "listed",     "access denied"};
-  auto t = lower(text);
+  auto t = ascii_lower(text);
   return std::any_of(words.begin(), words.end(), [&](std::string_view w) {
     return t.find(w) != std::string::npos;
   });

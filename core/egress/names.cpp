@@ -1,9 +1,9 @@
 #include "core/egress/names.hpp"
 
+#include "core/base/ascii.hpp"
 #include "core/limits/client_ip.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 namespace mailassay::core::egress {
 
@@ -66,18 +66,15 @@ bool is_fqdn(std::string_view name) {
     if (label.empty() || label.size() > 63 || label.front() == '-' ||
         label.back() == '-')
       return false;
-    if (!std::all_of(label.begin(), label.end(), [](unsigned char c) {
-          return std::isalnum(c) != 0 || c == '-';
-        }))
+    if (!std::all_of(label.begin(), label.end(),
+                     [](char c) { return is_ascii_alnum(c) || c == '-'; }))
       return false;
     ++labels;
     last = label;
     if (dot != std::string_view::npos && name.empty())
       return false; // "a..b" or an inner trailing dot
   }
-  return labels >= 2 &&
-         !std::all_of(last.begin(), last.end(),
-                      [](unsigned char c) { return std::isdigit(c) != 0; });
+  return labels >= 2 && !std::all_of(last.begin(), last.end(), is_ascii_digit);
 }
 
 } // namespace mailassay::core::egress

@@ -1,5 +1,7 @@
 #include "core/provider/table.hpp"
 
+#include "core/base/ascii.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -11,26 +13,11 @@ namespace {
 constexpr std::size_t max_host = 253;
 
 bool host_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '.';
+  return is_ascii_lower(c) || is_ascii_digit(c) || c == '-' || c == '.';
 }
 
 bool name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '_';
-}
-
-char lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-std::string_view trim(std::string_view s) {
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
-  while (!s.empty() && blank(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && blank(s.back()))
-    s.remove_suffix(1);
-  return s;
+  return is_ascii_lower(c) || is_ascii_digit(c) || c == '-' || c == '_';
 }
 
 // Splits `line` at blanks into at most `n` words; returns how many.
@@ -76,7 +63,7 @@ expected<table> table::parse(std::string_view text) {
     auto end = text.find('\n');
     auto line = text.substr(0, end);
     text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-    line = trim(line.substr(0, line.find('#')));
+    line = trim_any(line.substr(0, line.find('#')), " \t\r");
     if (line.empty())
       continue;
     std::string_view w[3];
@@ -84,7 +71,7 @@ expected<table> table::parse(std::string_view text) {
       return bad_line(number, "expected: suffix provider kind");
     std::string suffix;
     for (char c : w[0])
-      suffix.push_back(lower(c));
+      suffix.push_back(ascii_lower(c));
     if (suffix.size() > max_host || suffix.front() == '.' ||
         suffix.back() == '.' || suffix.find("..") != std::string::npos ||
         !std::all_of(suffix.begin(), suffix.end(), host_char))
@@ -125,7 +112,7 @@ const provider_ref* table::find(std::string_view host) const {
     return nullptr;
   char buf[max_host];
   for (std::size_t i = 0; i < host.size(); ++i)
-    buf[i] = lower(host[i]);
+    buf[i] = ascii_lower(host[i]);
   std::string_view name{buf, host.size()};
   // Longest first: the whole name, then the name after each dot.
   for (std::size_t at = 0; at < name.size();) {

@@ -1,5 +1,7 @@
 #include "core/risk/lists.hpp"
 
+#include "core/base/ascii.hpp"
+
 #include <libpsl.h>
 
 #include <cstring>
@@ -74,7 +76,7 @@ lists lists_from_texts(const list_texts& texts) {
     auto head = r.substr(0, end);
     heads.append(head);
     heads.push_back('\n');
-    while (!head.empty() && head.back() >= '0' && head.back() <= '9')
+    while (!head.empty() && is_ascii_digit(head.back()))
       head.remove_suffix(1);
     heads.append(head);
     heads.push_back('\n');

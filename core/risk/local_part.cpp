@@ -1,5 +1,6 @@
 #include "core/risk/local_part.hpp"
 
+#include "core/base/ascii.hpp"
 #include "core/risk/text.hpp"
 
 #include <array>
@@ -13,25 +14,13 @@ constexpr std::size_t max_local = 64;
 bool is_separator(char c) noexcept {
   return c == '.' || c == '_' || c == '-';
 }
-bool is_digit(char c) noexcept {
-  return c >= '0' && c <= '9';
-}
-bool is_upper(char c) noexcept {
-  return c >= 'A' && c <= 'Z';
-}
-bool is_lower(char c) noexcept {
-  return c >= 'a' && c <= 'z';
-}
-char to_lower(char c) noexcept {
-  return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c;
-}
 
 std::string_view without_tag(std::string_view local) noexcept {
   return detail::before(local, '+');
 }
 
 std::string_view without_digits(std::string_view token) noexcept {
-  while (!token.empty() && is_digit(token.back()))
+  while (!token.empty() && is_ascii_digit(token.back()))
     token.remove_suffix(1);
   return token;
 }
@@ -57,7 +46,7 @@ constexpr auto ends_head = make_ends_head();
 constexpr std::array<unsigned char, 256> make_lower_of() {
   std::array<unsigned char, 256> t{};
   for (int c = 0; c < 256; ++c)
-    t[c] = static_cast<unsigned char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    t[c] = static_cast<unsigned char>(ascii_lower(static_cast<char>(c)));
   return t;
 }
 constexpr auto lower_of = make_lower_of();
@@ -101,7 +90,7 @@ std::optional<std::string_view> role_of(const lists& l,
   std::array<char, max_local> buf; // written before read
   std::size_t head = local.size();
   for (std::size_t i = 0; i < local.size(); ++i) {
-    buf[i] = to_lower(local[i]);
+    buf[i] = ascii_lower(local[i]);
     if (head == local.size() && is_separator(local[i]))
       head = i;
   }
@@ -174,13 +163,13 @@ detail::first_name_of_person(const lists& l, std::string_view local_part) {
   };
   for (std::size_t i = 0; i < local.size(); ++i) {
     char c = local[i];
-    bool boundary = !is_lower(c) && !is_upper(c);
-    bool camel = is_upper(c) && i > 0 && is_lower(local[i - 1]);
+    bool boundary = !is_ascii_alpha(c);
+    bool camel = is_ascii_upper(c) && i > 0 && is_ascii_lower(local[i - 1]);
     if (boundary || camel)
       if (auto name = try_token())
         return name;
     if (!boundary)
-      buf[n++] = to_lower(c);
+      buf[n++] = ascii_lower(c);
   }
   return try_token();
 }

@@ -1,5 +1,6 @@
 #include "core/risk/random.hpp"
 
+#include "core/base/ascii.hpp"
 #include "core/risk/text.hpp"
 
 #include <algorithm>
@@ -47,29 +48,12 @@ constexpr std::size_t max_short_letter_run = 2;
 constexpr std::size_t min_model_run = 4;
 constexpr std::size_t max_local = 64;
 
-bool is_lower(char c) noexcept {
-  return c >= 'a' && c <= 'z';
-}
-bool is_upper(char c) noexcept {
-  return c >= 'A' && c <= 'Z';
-}
-bool is_digit(char c) noexcept {
-  return c >= '0' && c <= '9';
-}
-char to_lower(char c) noexcept {
-  return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c;
-}
-bool is_hex(char c) noexcept {
-  c = to_lower(c);
-  return is_digit(c) || (c >= 'a' && c <= 'f');
-}
-
 bool is_uuid(std::string_view s) noexcept {
   if (s.size() != 36)
     return false;
   for (std::size_t i = 0; i < s.size(); ++i) {
     bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-    if (dash ? s[i] != '-' : !is_hex(s[i]))
+    if (dash ? s[i] != '-' : !is_ascii_hex(s[i]))
       return false;
   }
   return true;
@@ -204,8 +188,8 @@ bool base64_like(const lists& l, std::string_view token) noexcept {
   std::size_t inner_upper = 0;
   std::size_t lower = 0;
   for (std::size_t i = 0; i < token.size(); ++i) {
-    inner_upper += i > 0 && is_upper(token[i]);
-    lower += is_lower(token[i]);
+    inner_upper += i > 0 && is_ascii_upper(token[i]);
+    lower += is_ascii_lower(token[i]);
   }
   if (inner_upper < 3 || lower < 3 || inner_upper * 5 < token.size())
     return false;
@@ -218,13 +202,13 @@ bool base64_like(const lists& l, std::string_view token) noexcept {
     n = 0;
   };
   for (char c : token) {
-    if (!is_lower(c) && !is_upper(c)) {
+    if (!is_ascii_alpha(c)) {
       flush();
       continue;
     }
-    if (is_upper(c))
+    if (is_ascii_upper(c))
       flush();
-    chunk[n++] = to_lower(c);
+    chunk[n++] = ascii_lower(c);
   }
   flush();
   return sum < 0;

@@ -1,19 +1,12 @@
 #include "core/risk/string_set.hpp"
 
+#include "core/base/ascii.hpp"
+
 #include <cstring>
 
 namespace mailassay::core::risk {
 
 namespace {
-
-char lower(char c) noexcept {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool blank(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' ||
-         c == '\f';
-}
 
 template <class F>
 void for_each_line(std::string_view text, F&& f) {
@@ -23,10 +16,7 @@ void for_each_line(std::string_view text, F&& f) {
     text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
     if (auto hash = line.find('#'); hash != std::string_view::npos)
       line = line.substr(0, hash);
-    while (!line.empty() && blank(line.front()))
-      line.remove_prefix(1);
-    while (!line.empty() && blank(line.back()))
-      line.remove_suffix(1);
+    line = trim_any(line, " \t\r\n\v\f");
     if (!line.empty())
       f(line);
   }
@@ -113,7 +103,7 @@ string_set::from_texts(std::initializer_list<std::string_view> texts) {
     for_each_line(text, [&](std::string_view line) {
       scratch.assign(line);
       for (auto& c : scratch)
-        c = lower(c);
+        c = ascii_lower(c);
       result.insert(scratch);
     });
   result.buffer_.shrink_to_fit();

@@ -1,5 +1,6 @@
 #include "core/risk/typo.hpp"
 
+#include "core/base/ascii.hpp"
 #include "core/risk/domain.hpp"
 #include "core/risk/text.hpp"
 
@@ -252,7 +253,7 @@ std::optional<std::string> suggest_domain(const lists& l, std::string_view d) {
   // The first label, towards a major provider's with the same rest.
   const provider* best = nullptr;
   char first = sld[0];
-  if (sld.size() >= 4 && first >= 'a' && first <= 'z') {
+  if (sld.size() >= 4 && is_ascii_lower(first)) {
     std::size_t limit = sld.size() >= 6 ? 2 : 1;
     int best_distance = static_cast<int>(limit) + 1;
     for (auto i = letter_begin[first - 'a']; i < letter_begin[first - 'a' + 1];

@@ -1,5 +1,7 @@
 #include "core/smtp/capabilities.hpp"
 
+#include "core/base/ascii.hpp"
+
 #include <string_view>
 
 namespace mailassay::core::smtp {
@@ -16,8 +18,7 @@ capabilities parse_ehlo(const reply& r) {
     auto space = line.find(' ');
     std::string keyword{line.substr(0, space)};
     for (auto& c : keyword)
-      if (c >= 'a' && c <= 'z')
-        c = static_cast<char>(c - 'a' + 'A');
+      c = ascii_upper(c);
     if (keyword.empty())
       continue;
     std::string_view param =

@@ -1,5 +1,6 @@
 #include "core/smtp/classify.hpp"
 
+#include "core/base/ascii.hpp"
 #include "core/base/utf8.hpp"
 
 #include <array>
@@ -149,12 +150,9 @@ constexpr std::array text_rules{
 };
 // clang-format on
 
-char lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
+// Of the lower-cased text: a-z or 0-9.
 bool is_word_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  return is_ascii_lower(c) || is_ascii_digit(c);
 }
 
 bool contains(std::string_view text, std::string_view needle, bool word) {
@@ -281,7 +279,7 @@ classification classify_rcpt(const reply& r) {
   out.message = bounded_message(text);
   std::string lowered = text;
   for (auto& c : lowered)
-    c = lower(c);
+    c = ascii_lower(c);
   auto decide = [&](rcpt_verdict verdict, std::string_view rule) {
     out.verdict = verdict;
     out.rule = rule;

@@ -14,10 +14,8 @@ bool ldh_label(std::string_view label) {
   if (label.empty() || label.size() > 63 || label.front() == '-' ||
       label.back() == '-')
     return false;
-  return std::all_of(label.begin(), label.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '-';
-  });
+  return std::all_of(label.begin(), label.end(),
+                     [](char c) { return is_ascii_alnum(c) || c == '-'; });
 }
 
 bool ends_with_label(std::string_view name, std::string_view suffix) {
@@ -55,8 +53,7 @@ bool is_fqdn(std::string_view name) {
       break;
     name.remove_prefix(dot + 1);
   }
-  bool numeric = std::all_of(last.begin(), last.end(),
-                             [](char c) { return c >= '0' && c <= '9'; });
+  bool numeric = std::all_of(last.begin(), last.end(), is_ascii_digit);
   return labels >= 2 && !numeric;
 }
 

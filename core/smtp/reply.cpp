@@ -1,22 +1,20 @@
 #include "core/smtp/reply.hpp"
 
+#include "core/base/ascii.hpp"
+
 #include <utility>
 
 namespace mailassay::core::smtp {
 
 namespace {
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
 // Reads 1-3 digits at `pos`; returns the value or -1.
 int read_number(std::string_view text, std::size_t& pos) {
   int value = 0;
   std::size_t start = pos;
-  while (pos < text.size() && is_digit(text[pos]) && pos - start < 3)
+  while (pos < text.size() && is_ascii_digit(text[pos]) && pos - start < 3)
     value = value * 10 + (text[pos++] - '0');
-  if (pos == start || (pos < text.size() && is_digit(text[pos])))
+  if (pos == start || (pos < text.size() && is_ascii_digit(text[pos])))
     return -1;
   return value;
 }
@@ -111,7 +109,7 @@ parse_error reply_parser::end_line(std::vector<reply>& out) {
     return parse_error::line_too_long;
   // RFC 5321 §4.2: Reply-code = %x32-35 %x30-35 %x30-39.
   if (line.size() < 3 || line[0] < '2' || line[0] > '5' || line[1] < '0' ||
-      line[1] > '5' || !is_digit(line[2]))
+      line[1] > '5' || !is_ascii_digit(line[2]))
     return parse_error::bad_code;
   int code = (line[0] - '0') * 100 + (line[1] - '0') * 10 + (line[2] - '0');
   bool last = true;

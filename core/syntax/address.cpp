@@ -360,15 +360,6 @@ bool is_ipv6(std::string_view s) {
          left + right <= wanted - 2;
 }
 
-bool iequals_prefix(std::string_view s, std::string_view lower_prefix) {
-  if (s.size() < lower_prefix.size())
-    return false;
-  for (std::size_t i = 0; i < lower_prefix.size(); ++i)
-    if ((s[i] | 0x20) != lower_prefix[i])
-      return false;
-  return true;
-}
-
 bool parse_literal(parsed_address& out, std::string_view d) {
   if (d.size() < 2 || d.back() != ']')
     return fail(out, "unterminated domain literal");
@@ -379,7 +370,7 @@ bool parse_literal(parsed_address& out, std::string_view d) {
         c == '\\')
       return fail(out, "invalid character in a domain literal");
   }
-  if (iequals_prefix(body, "ipv6:")) {
+  if (ascii_istarts_with(body, "ipv6:")) {
     if (!is_ipv6(body.substr(5)))
       return fail(out, "invalid IPv6 address literal");
     out.literal_address.assign(body.substr(5));
@@ -506,7 +497,7 @@ bool parse_domain(parsed_address& out, std::string_view d, bool& as_given,
     // prefix defined, so any other (`ab--cd`) names nothing.
     // (U-labels: libidn2 checks them, counting characters, not bytes.)
     if (len >= 4 && d[label_start + 2] == '-' && d[label_start + 3] == '-') {
-      if (iequals_prefix(d.substr(label_start), "xn--"))
+      if (ascii_istarts_with(d.substr(label_start), "xn--"))
         has_xn = true;
       else if (label_ascii)
         return fail(out, "label has -- in the 3rd and 4th positions "
@@ -572,7 +563,7 @@ bool parse_domain(parsed_address& out, std::string_view d, bool& as_given,
   // written either way. Hyphens and digits otherwise mark a typo or a
   // made-up name (`x@yahoo.mu-seum`, `me@bad.tld-2`).
   if (label_ascii && (label_seen & (cls_digit | cls_hyphen)) != 0 &&
-      !iequals_prefix(d.substr(label_start), "xn--"))
+      !ascii_istarts_with(d.substr(label_start), "xn--"))
     return fail(out, "top-level domain is not letters only (nor an xn-- "
                      "A-label)");
   as_given = !any_non_ascii && (seen & cls_upper) == 0;

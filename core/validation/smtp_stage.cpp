@@ -1,6 +1,7 @@
 #include "core/validation/smtp_stage.hpp"
 
-#include <cctype>
+#include "core/base/ascii.hpp"
+
 #include <string>
 
 namespace mailassay::core::validation {
@@ -50,9 +51,7 @@ namespace {
 // reputation" (Microsoft), "421 4.7.0 [TSS04] Messages from 192.0.2.1
 // temporarily deferred due to unexpected volume" (Yahoo).
 bool speaks_of_rate(std::string_view message) {
-  std::string text{message};
-  for (auto& c : text)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto text = ascii_lower(message);
   for (std::string_view w : {"rate limit", "ratelimit", "unusual rate",
                              "too many", "volume", "throttl", "exceeded"})
     if (text.find(w) != std::string::npos)

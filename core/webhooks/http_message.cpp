@@ -1,5 +1,7 @@
 #include "core/webhooks/http_message.hpp"
 
+#include "core/base/ascii.hpp"
+
 #include <algorithm>
 
 namespace mailassay::core::webhooks {
@@ -8,8 +10,7 @@ namespace {
 
 // RFC 9110 §5.6.2: tchar.
 bool is_tchar(char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-      (c >= '0' && c <= '9'))
+  if (is_ascii_alnum(c))
     return true;
   return std::string_view{"!#$%&'*+-.^_`|~"}.find(c) != std::string_view::npos;
 }
@@ -79,8 +80,7 @@ response_head read_response_head(std::string_view received,
     if (end > max_bytes)
       return {head_state::too_large, 0};
     if (rest.size() < 13 || rest[8] != ' ' ||
-        !std::all_of(rest.begin() + 9, rest.begin() + 12,
-                     [](char c) { return c >= '0' && c <= '9'; }) ||
+        !std::all_of(rest.begin() + 9, rest.begin() + 12, is_ascii_digit) ||
         (rest[12] != ' ' && rest[12] != '\r' && rest[12] != '\n'))
       return {head_state::malformed, 0};
     int code = (rest[9] - '0') * 100 + (rest[10] - '0') * 10 + (rest[11] - '0');

@@ -17,8 +17,7 @@ error invalid(std::string message) {
 }
 
 bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '.';
+  return is_ascii_lower(c) || is_ascii_digit(c) || c == '-' || c == '.';
 }
 
 // A host name after RFC 1123 §2.1: labels of letters, digits and hyphens,
@@ -54,8 +53,7 @@ bool numeric_last_label(std::string_view name) {
     return false;
   if (last.starts_with("0x"))
     return true;
-  return std::all_of(last.begin(), last.end(),
-                     [](char c) { return c >= '0' && c <= '9'; });
+  return std::all_of(last.begin(), last.end(), is_ascii_digit);
 }
 
 bool is_localhost(std::string_view host) {

@@ -13,8 +13,8 @@ namespace mailassay::http::codec {
 namespace {
 
 // The flags of the export, in column order: the key of an item's stored
-// `detail` (actors/batch/result_row.cpp writes it), the JSON export's
-// field, the CSV column.
+// `detail` (batch_item_detail writes it), the JSON export's field, the CSV
+// column.
 struct flag_column {
   std::string_view detail;
   const char* json;
@@ -92,6 +92,25 @@ status_filter(const request_view& req) {
 }
 
 } // namespace
+
+std::string batch_item_detail(const core::batch::item_flags& f) {
+  json d;
+  d["normalized"] = or_null(f.normalized);
+  d["mx"] = or_null(f.mx);
+  d["disposable"] = or_null(f.disposable);
+  d["role"] = or_null(f.role);
+  d["free"] = f.free;
+  d["random"] = or_null(f.random);
+  d["catchAll"] = or_null(f.catch_all);
+  d["smtpChecked"] = f.smtp_checked;
+  d["suggestion"] = or_null(f.suggestion);
+  if (f.provider)
+    d["provider"] = {{"name", f.provider->name},
+                     {"kind", core::provider::to_string(f.provider->kind)}};
+  else
+    d["provider"] = nullptr;
+  return d.dump();
+}
 
 core::expected<results_query> batch_results_query(const request_view& req) {
   results_query q;

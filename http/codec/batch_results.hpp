@@ -1,8 +1,9 @@
 #pragma once
 
-// The results export of a batch job (GET /v2/batch/{jobId}/results): its
-// query, and the CSV or JSON text written a page of items at a time; the
-// CLI's `mailassay batch` writes the same CSV.
+// The results of a batch job: each item's flags as stored (written when the
+// item is done), and the export (GET /v2/batch/{jobId}/results), its query
+// and the CSV or JSON text written a page of items at a time; the CLI's
+// `mailassay batch` writes the same CSV.
 
 #include "core/base/expected.hpp"
 #include "core/batch/job.hpp"
@@ -12,6 +13,10 @@
 #include <vector>
 
 namespace mailassay::http::codec {
+
+/// Returns the stored form of an item's flags (`core::batch::item::detail`):
+/// a compact JSON object with the keys the export reads back.
+std::string batch_item_detail(const core::batch::item_flags& f);
 
 /// What an export asks for: `format` (csv or json) and `status`, a
 /// comma-separated list of result statuses (none: every item).

@@ -10,6 +10,7 @@
 #include "actors/storage_pool.hpp"
 #include "actors/validation/validator.hpp"
 #include "actors/validation_pool.hpp"
+#include "http/codec/batch_results.hpp"
 #include "net/dns_resolver.hpp"
 #include "security/jwt_keyring.hpp"
 #include "tests/peers/dns_peer.hpp"
@@ -147,6 +148,7 @@ struct world {
     e.owner = owner;
     e.now = [] { return static_cast<std::int64_t>(std::time(nullptr)); };
     e.realtime_count = [r = realtime] { return r->load(); };
+    e.write_detail = http::codec::batch_item_detail;
     return e;
   }
 

@@ -2,15 +2,65 @@
 
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <cstddef>
 #include <string>
 
 using mailassay::core::all_ascii;
 using mailassay::core::ascii_iequals;
+using mailassay::core::ascii_istarts_with;
 using mailassay::core::ascii_lower;
+using mailassay::core::ascii_upper;
+using mailassay::core::is_ascii_alnum;
+using mailassay::core::is_ascii_alpha;
+using mailassay::core::is_ascii_digit;
+using mailassay::core::is_ascii_hex;
+using mailassay::core::is_ascii_lower;
+using mailassay::core::is_ascii_upper;
+using mailassay::core::trim_any;
 using mailassay::core::trim_blanks;
 
 TEST_SUITE("core.base.ascii") {
+  TEST_CASE("the character tests and case maps agree with <cctype> in the C "
+            "locale for every byte") {
+    // The core's copies they replaced used <cctype> in places; the process
+    // never leaves the C locale, where these are the same functions.
+    for (int i = 0; i < 256; ++i) {
+      auto c = static_cast<char>(i);
+      CAPTURE(i);
+      CHECK(is_ascii_digit(c) == (std::isdigit(i) != 0));
+      CHECK(is_ascii_upper(c) == (std::isupper(i) != 0));
+      CHECK(is_ascii_lower(c) == (std::islower(i) != 0));
+      CHECK(is_ascii_alpha(c) == (std::isalpha(i) != 0));
+      CHECK(is_ascii_alnum(c) == (std::isalnum(i) != 0));
+      CHECK(is_ascii_hex(c) == (std::isxdigit(i) != 0));
+      CHECK(static_cast<unsigned char>(ascii_lower(c)) == std::tolower(i));
+      CHECK(static_cast<unsigned char>(ascii_upper(c)) == std::toupper(i));
+    }
+    static_assert(ascii_lower('Q') == 'q' && ascii_upper('q') == 'Q');
+    static_assert(is_ascii_hex('F') && !is_ascii_hex('g'));
+    CHECK(ascii_lower("MiXeD-42\xc3\x89") == "mixed-42\xc3\x89");
+  }
+
+  TEST_CASE("ascii_istarts_with compares the prefix ignoring ASCII case") {
+    CHECK(ascii_istarts_with("IPv6:2001:db8::1", "ipv6:"));
+    CHECK(ascii_istarts_with("xn--mnchen-3ya", "XN--"));
+    CHECK(ascii_istarts_with("abc", ""));
+    CHECK_FALSE(ascii_istarts_with("xn", "xn--"));
+    CHECK_FALSE(ascii_istarts_with("xn\r\r", "xn--"));
+    CHECK_FALSE(ascii_istarts_with("ipv6\x1a", "ipv6:"));
+  }
+
+  TEST_CASE("trim_any removes the bytes of its set at both ends only") {
+    CHECK(trim_any(" \t\rsuffix kind\r", " \t\r") == "suffix kind");
+    CHECK(trim_any("\v\fword\n", " \t\r\n\v\f") == "word");
+    CHECK(trim_any("\va\f", " \t") == "\va\f");
+    CHECK(trim_any("   ", " ").empty());
+    CHECK(trim_any("", " ").empty());
+    CHECK(trim_any("a b", " ") == "a b");
+    static_assert(trim_any("--x--", "-") == "x");
+  }
+
   TEST_CASE("ascii_iequals ignores the case of ASCII letters only") {
     CHECK(ascii_iequals("application/json", "application/json"));
     CHECK(ascii_iequals("Application/JSON", "application/json"));

@@ -88,6 +88,37 @@ TEST_SUITE("core.base.utf8") {
     CHECK_FALSE(utf8_valid("\xED\xA0\x80")); // a surrogate
   }
 
+  TEST_CASE("utf8_lead is RFC 3629's table of lead bytes") {
+    // Every lead byte with every second byte, then continuations: the
+    // sequence nlohmann's strict dump accepts is exactly the one the rule
+    // allows, of the rule's length.
+    auto dumps = [](const std::string& s) {
+      try {
+        (void)nlohmann::json(s).dump();
+        return true;
+      } catch (const nlohmann::json::exception&) {
+        return false;
+      }
+    };
+    for (int c = 0x80; c < 0x100; ++c)
+      for (int b = 0; b < 0x100; ++b) {
+        auto rule = mailassay::core::utf8_lead(static_cast<unsigned char>(c));
+        bool allowed = rule.need > 0 && b >= rule.low && b <= rule.high;
+        for (int len = 2; len <= 4; ++len) {
+          std::string s{static_cast<char>(c), static_cast<char>(b)};
+          s.append(static_cast<std::size_t>(len - 2), '\x80');
+          CAPTURE(c);
+          CAPTURE(b);
+          CAPTURE(len);
+          REQUIRE(dumps(s) == (allowed && len == rule.need + 1));
+        }
+      }
+    for (int c = 0; c < 0x80; ++c)
+      REQUIRE(mailassay::core::utf8_lead(static_cast<unsigned char>(c)).need ==
+              0);
+    static_assert(mailassay::core::utf8_lead(0xE0).low == 0xA0);
+  }
+
   TEST_CASE("utf8_append and utf8_decode round-trip every scalar value") {
     // RFC 3629 §3: the shortest form of every scalar value (no surrogates),
     // which utf8_valid accepts and utf8_decode reads back whole.
