@@ -23,6 +23,7 @@ constexpr const char* zone = R"(
 mx.peer.test A 127.0.0.1
 smtp.test MX 10 mx.peer.test
 held.test MX 10 mx.peer.test
+slowdns.test MX 10 mx.peer.test
 )";
 
 struct answered_env : smtp_service {
@@ -32,6 +33,7 @@ struct answered_env : smtp_service {
     mx.add_rule("*@smtp.test", smtp_rcpt_behaviour::accept);
     start(zone,
           {{"MAILASSAY_HTTP_REQUEST_TIMEOUT_MS", "1500"},
+           {"MAILASSAY_DNS_TIMEOUT_MS", "10000"},
            {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
            {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
            {"MAILASSAY_SMTP_TLS", "never"}},
@@ -116,6 +118,25 @@ TEST_SUITE("api.answered_work") {
     CHECK(env.balance() == before);
     // No RCPT for it, ever: wait for what a started probe would have sent.
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK(env.mx.commands("RCPT") == rcpts);
+  }
+
+  TEST_CASE("a request answered 503 while its DNS lookup is in flight takes "
+            "no credit at all, and its probe never starts") {
+    answered_env env;
+    // The domain's answer comes a second after the request's deadline.
+    env.dns.set_delay("slowdns.test", std::chrono::milliseconds(2500));
+    auto before = env.balance();
+    auto rcpts = env.mx.commands("RCPT");
+    auto r = env.validate("ann@slowdns.test");
+    CHECK(r.status == 503);
+    // The answer reaches the pipeline after the 503; give its reservation,
+    // were one made, ample time to be written (a few milliseconds).
+    REQUIRE(eventually([&] { return env.dns.peak_delayed() >= 1; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    CHECK(env.ledger_sum("smtp_check") == 0);
+    CHECK(env.ledger_sum("smtp_refund") == 0);
+    CHECK(env.balance() == before);
     CHECK(env.mx.commands("RCPT") == rcpts);
   }
 
