@@ -38,7 +38,7 @@ reload_report reload(const std::optional<std::string>& file,
   }
   // Per-provider limits name providers of the table the new settings
   // point at (read again: it may have changed too).
-  if (!next->smtp.provider_limits.empty()) {
+  if (!next->smtp.provider_limits.get().empty()) {
     auto table = config::load_provider_table(next->risk);
     auto ok = table ? config::check_provider_limits(next->smtp, **table)
                     : core::expected<core::unit>{table.error_value()};
@@ -52,7 +52,7 @@ reload_report reload(const std::optional<std::string>& file,
   }
   auto& cur = *t.current;
   bool smtp = false;
-  bool level = cur.log.level != next->log.level;
+  bool level = cur.log.level.get() != next->log.level.get();
   for (auto& c : config::changes(cur, *next)) {
     if (!c.reloadable) {
       r.restart.push_back(c.name);
@@ -61,8 +61,8 @@ reload_report reload(const std::optional<std::string>& file,
     r.applied.push_back(c.name + " " + c.before + " -> " + c.after);
     smtp = smtp || c.name.rfind("smtp.", 0) == 0;
   }
-  // The limits and the pace are read by other threads: each is atomic
-  // (live_int); the rest only this thread reads after the start.
+  // Each reloadable setting is a config::live value: other threads may
+  // read it while it changes.
   config::apply_reloadable(cur, *next);
   if (t.limiter)
     t.limiter->set_ip_per_minute(cur.limits.ip_per_minute);
@@ -70,12 +70,12 @@ reload_report reload(const std::optional<std::string>& file,
     t.batches->set_rate_under_load(cur.batch.rate_under_load);
   if (smtp && t.scheduler) {
     actors::smtp::scheduler_politeness p;
-    p.max_sessions_per_host =
-        static_cast<std::size_t>(std::max(0, cur.smtp.max_sessions_per_host));
+    p.max_sessions_per_host = static_cast<std::size_t>(
+        std::max(0, cur.smtp.max_sessions_per_host.get()));
     p.connections_per_second_per_host =
         cur.smtp.connections_per_second_per_host;
-    p.max_rcpts_per_session =
-        static_cast<std::size_t>(std::max(1, cur.smtp.max_rcpts_per_session));
+    p.max_rcpts_per_session = static_cast<std::size_t>(
+        std::max(1, cur.smtp.max_rcpts_per_session.get()));
     if (auto limits =
             core::smtp::parse_provider_limits(cur.smtp.provider_limits))
       p.provider_limits = std::move(*limits);

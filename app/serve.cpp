@@ -674,7 +674,7 @@ int serve(config::settings& cfg, const std::optional<std::string>& file) {
         cluster_io.context(), redis, cfg.redis.prefix,
         core::smtp::host_limits_config{
             static_cast<std::size_t>(
-                std::max(0, cfg.smtp.max_sessions_per_host)),
+                std::max(0, cfg.smtp.max_sessions_per_host.get())),
             cfg.smtp.connections_per_second_per_host,
             core::smtp::parse_provider_limits(cfg.smtp.provider_limits)
                 .value()});

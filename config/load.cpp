@@ -1,14 +1,12 @@
+#include "config/key_spec.hpp"
 #include "config/settings.hpp"
 #include "core/batch/retention.hpp"
 #include "core/limits/client_ip.hpp"
-#include "core/smtp/host_limits.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <fstream>
-#include <functional>
-#include <sstream>
 
 extern char** environ;
 
@@ -18,140 +16,12 @@ namespace {
 
 using core::errc;
 using core::make_error;
-
-/// Applies a textual value to the settings; returns an error text or "".
-using setter = std::function<std::string(settings&, const std::string&)>;
-
-/// When a running server takes a new value of a setting.
-enum class takes {
-  restart, ///< Read at start-up only: sizes a pool, opens a socket ...
-  reload,  ///< Applied on a reload (SIGHUP, `mailassay admin reload`).
-};
-
-/// One setting: where it lives, its check (the setter refuses a bad value
-/// with a reason), how it shows, and when a running server takes it. The
-/// same table serves the start-up, a reload and `mailassay config`.
-struct key_spec {
-  std::string section;
-  std::string key;
-  std::string description;
-  setter apply;
-  std::function<std::string(const settings&)> show;
-  takes when = takes::restart;
-};
-
-std::string trim(std::string s) {
-  auto not_space = [](unsigned char c) { return !std::isspace(c); };
-  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
-  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
-  return s;
-}
+using namespace keys;
 
 std::string upper(std::string s) {
   for (auto& c : s)
     c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
-}
-
-// Builders for typed keys; `field` projects the settings to the member.
-template <class Field>
-setter integer(Field field, std::int64_t min, std::int64_t max) {
-  return [=](settings& s, const std::string& v) -> std::string {
-    std::int64_t n = 0;
-    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec != std::errc{} || ptr != v.data() + v.size())
-      return "expected an integer, got \"" + v + "\"";
-    if (n < min || n > max)
-      return "must be between " + std::to_string(min) + " and " +
-             std::to_string(max) + ", got " + v;
-    auto& target = field(s);
-    target = static_cast<std::remove_reference_t<decltype(target)>>(n);
-    return {};
-  };
-}
-
-template <class Field>
-setter boolean(Field field) {
-  return [=](settings& s, const std::string& v) -> std::string {
-    if (v == "true" || v == "1" || v == "yes" || v == "on")
-      field(s) = true;
-    else if (v == "false" || v == "0" || v == "no" || v == "off")
-      field(s) = false;
-    else
-      return "expected true or false, got \"" + v + "\"";
-    return {};
-  };
-}
-
-template <class Field>
-setter text(Field field,
-            std::function<std::string(const std::string&)> check = nullptr) {
-  return [=](settings& s, const std::string& v) -> std::string {
-    if (check)
-      if (auto err = check(v); !err.empty())
-        return err;
-    field(s) = v;
-    return {};
-  };
-}
-
-template <class Field>
-setter list(Field field) {
-  return [=](settings& s, const std::string& v) -> std::string {
-    std::vector<std::string> items;
-    std::stringstream in(v);
-    std::string item;
-    while (std::getline(in, item, ','))
-      if (auto t = trim(item); !t.empty())
-        items.push_back(t);
-    field(s) = items;
-    return {};
-  };
-}
-
-// A list of per-provider limits, each "name=sessions[/per_second[/rcpts]]".
-template <class Field>
-setter provider_limit_list(Field field) {
-  auto items = list(field);
-  return [=](settings& s, const std::string& v) -> std::string {
-    settings probe;
-    items(probe, v);
-    auto parsed = core::smtp::parse_provider_limits(field(probe));
-    if (!parsed)
-      return parsed.error_value().message;
-    field(s) = field(probe);
-    return {};
-  };
-}
-
-template <class Field>
-setter integer_list(Field field, std::int64_t min, std::int64_t max) {
-  return [=](settings& s, const std::string& v) -> std::string {
-    std::vector<std::int64_t> items;
-    std::stringstream in(v);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-      auto t = trim(item);
-      if (t.empty())
-        continue;
-      std::int64_t n = 0;
-      auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
-      if (ec != std::errc{} || ptr != t.data() + t.size() || n < min || n > max)
-        return "expected comma-separated integers between " +
-               std::to_string(min) + " and " + std::to_string(max) +
-               ", got \"" + t + "\"";
-      items.push_back(n);
-    }
-    field(s) = items;
-    return {};
-  };
-}
-
-std::string join(const std::vector<std::string>& xs) {
-  std::string out;
-  for (auto& x : xs)
-    out += (out.empty() ? "" : ",") + x;
-  return out;
 }
 
 std::string check_database_url(const std::string& v) {
@@ -200,14 +70,6 @@ std::string check_redis_prefix(const std::string& v) {
   return {};
 }
 
-std::string set_smtp_tls(settings& s, const std::string& v) {
-  auto policy = core::smtp::parse_tls_policy(v);
-  if (!policy)
-    return "expected never, opportunistic or required";
-  s.smtp.tls = *policy;
-  return {};
-}
-
 // "ip:port" or "[v6]:port": the proxy is reached without any resolver.
 std::string check_socks5(const std::string& v) {
   if (v.empty())
@@ -250,40 +112,12 @@ std::string check_base_url(const std::string& v) {
   return "expected an absolute http(s) URL such as https://mail.example.com";
 }
 
-#define MAILASSAY_FIELD(path)                                                  \
-  [](auto& s) -> auto& {                                                       \
-    return s.path;                                                             \
-  }
-#define MAILASSAY_SHOW(path) [](const settings& s) { return show(s.path); }
-
-std::string show(const std::string& v) {
-  return v;
-}
-std::string show(bool v) {
-  return v ? "true" : "false";
-}
-std::string show(core::smtp::tls_policy v) {
-  return std::string{core::smtp::to_string(v)};
-}
-std::string show(const std::vector<std::string>& v) {
-  return join(v);
-}
-std::string show(const std::vector<std::int64_t>& v) {
-  std::string out;
-  for (auto x : v)
-    out += (out.empty() ? "" : ",") + std::to_string(x);
-  return out;
-}
-template <class Int>
-std::string show(Int v) {
-  return std::to_string(v);
-}
-
 // Repetitive by design: one entry per setting, each spelling out its
 // section, key, documentation, bounds and how it shows, so that a setting
 // reads (and is reviewed) in one place and the table is the one source of
 // start-up, reload and `mailassay config`. Entries alike in shape are
-// different settings, not repeated logic.
+// different settings, not repeated logic. Whether a setting reloads is not
+// written here: it follows from its field's type (config/key_spec.hpp).
 const std::vector<key_spec>& registry() {
   static const std::vector<key_spec> keys = {
       {"http", "address", "Address the HTTP server listens on.",
@@ -383,47 +217,47 @@ const std::vector<key_spec>& registry() {
        integer(MAILASSAY_FIELD(credits.signup_grant), 0, 1LL << 40),
        MAILASSAY_SHOW(credits.signup_grant)},
       {"log", "level", "trace, debug, info, warn, error or off.",
-       text(MAILASSAY_FIELD(log.level), check_level), MAILASSAY_SHOW(log.level),
-       takes::reload},
+       text(MAILASSAY_FIELD(log.level), check_level),
+       MAILASSAY_SHOW(log.level)},
       {"limits", "ip_per_minute",
        "Validation requests per minute per client IP.",
        integer(MAILASSAY_FIELD(limits.ip_per_minute), 1, 1LL << 40),
-       MAILASSAY_SHOW(limits.ip_per_minute), takes::reload},
+       MAILASSAY_SHOW(limits.ip_per_minute)},
       {"limits", "key_per_minute",
        "Default per-minute limit of new API keys (0: unlimited).",
        integer(MAILASSAY_FIELD(limits.key_per_minute), 0, 1LL << 40),
-       MAILASSAY_SHOW(limits.key_per_minute), takes::reload},
+       MAILASSAY_SHOW(limits.key_per_minute)},
       {"limits", "key_per_hour",
        "Default per-hour limit of new API keys (0: unlimited).",
        integer(MAILASSAY_FIELD(limits.key_per_hour), 0, 1LL << 40),
-       MAILASSAY_SHOW(limits.key_per_hour), takes::reload},
+       MAILASSAY_SHOW(limits.key_per_hour)},
       {"limits", "key_per_day",
        "Default per-day limit of new API keys (0: unlimited).",
        integer(MAILASSAY_FIELD(limits.key_per_day), 0, 1LL << 40),
-       MAILASSAY_SHOW(limits.key_per_day), takes::reload},
+       MAILASSAY_SHOW(limits.key_per_day)},
       {"limits", "widget_device_per_minute",
        "Widget validations per minute per device id (0: unlimited).",
        integer(MAILASSAY_FIELD(limits.widget_device_per_minute), 0, 1LL << 40),
-       MAILASSAY_SHOW(limits.widget_device_per_minute), takes::reload},
+       MAILASSAY_SHOW(limits.widget_device_per_minute)},
       {"limits", "widget_ip_per_minute",
        "Widget validations per minute per client IP (0: unlimited).",
        integer(MAILASSAY_FIELD(limits.widget_ip_per_minute), 0, 1LL << 40),
-       MAILASSAY_SHOW(limits.widget_ip_per_minute), takes::reload},
+       MAILASSAY_SHOW(limits.widget_ip_per_minute)},
       {"limits", "login_ip_per_minute",
        "Login attempts per minute per client IP, right or wrong (0: "
        "unlimited); more get 429 with Retry-After.",
        integer(MAILASSAY_FIELD(limits.login_ip_per_minute), 0, 1LL << 40),
-       MAILASSAY_SHOW(limits.login_ip_per_minute), takes::reload},
+       MAILASSAY_SHOW(limits.login_ip_per_minute)},
       {"limits", "login_account_per_hour",
        "Failed logins per hour per account email (0: unlimited); then every "
        "login to it gets 429 with Retry-After until the window refills.",
        integer(MAILASSAY_FIELD(limits.login_account_per_hour), 0, 1LL << 40),
-       MAILASSAY_SHOW(limits.login_account_per_hour), takes::reload},
+       MAILASSAY_SHOW(limits.login_account_per_hour)},
       {"limits", "signup_ip_per_hour",
        "Sign-ups per hour per client IP (0: unlimited); more get 429 with "
        "Retry-After.",
        integer(MAILASSAY_FIELD(limits.signup_ip_per_hour), 0, 1LL << 40),
-       MAILASSAY_SHOW(limits.signup_ip_per_hour), takes::reload},
+       MAILASSAY_SHOW(limits.signup_ip_per_hour)},
       {"limits", "enabled",
        "Benchmarks only: false turns off the rate limiter and usage recording "
        "(no 429, no key stats).",
@@ -565,7 +399,7 @@ const std::vector<key_spec>& registry() {
        "validations are arriving (0: no cap); without them it runs at full "
        "speed.",
        integer(MAILASSAY_FIELD(batch.rate_under_load), 0, 10000000),
-       MAILASSAY_SHOW(batch.rate_under_load), takes::reload},
+       MAILASSAY_SHOW(batch.rate_under_load)},
       {"batch", "greylist_retry_ms",
        "Comma-separated waits before a greylisted address of an SMTP batch is "
        "probed again, ms; the others go on meanwhile.",
@@ -578,7 +412,7 @@ const std::vector<key_spec>& registry() {
        "organization's owner may set a shorter one (docs/privacy.md).",
        integer(MAILASSAY_FIELD(batch.retention_seconds), 0,
                core::batch::max_retention_seconds),
-       MAILASSAY_SHOW(batch.retention_seconds), takes::reload},
+       MAILASSAY_SHOW(batch.retention_seconds)},
       {"batch", "retention_sweep_seconds",
        "How often every process looks for batch results past their retention "
        "(and drops expired SMTP result-cache answers), in seconds.",
@@ -615,7 +449,7 @@ const std::vector<key_spec>& registry() {
       {"smtp", "tls",
        "STARTTLS policy: never, opportunistic (when offered; a failed "
        "handshake is retried in clear) or required.",
-       set_smtp_tls, MAILASSAY_SHOW(smtp.tls)},
+       tls_policy(MAILASSAY_FIELD(smtp.tls)), MAILASSAY_SHOW(smtp.tls)},
       {"smtp", "tls_verify",
        "Verify MX certificates and names (off: opportunistic TLS, as MTAs do).",
        boolean(MAILASSAY_FIELD(smtp.tls_verify)),
@@ -623,14 +457,7 @@ const std::vector<key_spec>& registry() {
       {"smtp", "allow_private_targets",
        "Comma-separated CIDRs probes may connect to besides public addresses "
        "(loopback, private, link-local ... are refused otherwise).",
-       [](settings& s, const std::string& v) -> std::string {
-         auto err = list(MAILASSAY_FIELD(smtp.allow_private_targets))(s, v);
-         if (!err.empty())
-           return err;
-         auto nets = core::limits::trusted_networks::parse(
-             s.smtp.allow_private_targets);
-         return nets ? std::string{} : nets.error_value().message;
-       },
+       cidr_list(MAILASSAY_FIELD(smtp.allow_private_targets)),
        MAILASSAY_SHOW(smtp.allow_private_targets)},
       {"smtp", "retry_delays_ms",
        "Comma-separated waits before asking a greylisted address again, ms; "
@@ -640,23 +467,23 @@ const std::vector<key_spec>& registry() {
       {"smtp", "max_sessions_per_host",
        "SMTP sessions open at once per MX host (0: unlimited).",
        integer(MAILASSAY_FIELD(smtp.max_sessions_per_host), 0, 10000),
-       MAILASSAY_SHOW(smtp.max_sessions_per_host), takes::reload},
+       MAILASSAY_SHOW(smtp.max_sessions_per_host)},
       {"smtp", "connections_per_second_per_host",
        "New SMTP connections per second per MX host (0: unlimited).",
        integer(MAILASSAY_FIELD(smtp.connections_per_second_per_host), 0, 10000),
-       MAILASSAY_SHOW(smtp.connections_per_second_per_host), takes::reload},
+       MAILASSAY_SHOW(smtp.connections_per_second_per_host)},
       {"smtp", "max_rcpts_per_session",
        "RCPT commands per SMTP session (catch-all probes included); a 452 "
        "from the server lowers it for that domain.",
        integer(MAILASSAY_FIELD(smtp.max_rcpts_per_session), 1, 1000),
-       MAILASSAY_SHOW(smtp.max_rcpts_per_session), takes::reload},
+       MAILASSAY_SHOW(smtp.max_rcpts_per_session)},
       {"smtp", "provider_limits",
        "Comma-separated per-provider limits, "
        "name=sessions[/per_second[/rcpts_per_session]] (e.g. "
        "google=2/5,yahoo=1,outlook=//5): all MX hosts of a provider share "
        "one budget, by default the per-host values (docs/smtp.md).",
        provider_limit_list(MAILASSAY_FIELD(smtp.provider_limits)),
-       MAILASSAY_SHOW(smtp.provider_limits), takes::reload},
+       MAILASSAY_SHOW(smtp.provider_limits)},
       {"smtp", "share_sessions",
        "Concurrent validations of one domain share its SMTP sessions and "
        "identical addresses in flight are probed once (false: one probe and "
@@ -725,14 +552,7 @@ const std::vector<key_spec>& registry() {
       {"webhooks", "allow_private_targets",
        "Comma-separated CIDRs webhook endpoints may point at besides public "
        "addresses (loopback, private, link-local ... are refused otherwise).",
-       [](settings& s, const std::string& v) -> std::string {
-         auto err = list(MAILASSAY_FIELD(webhooks.allow_private_targets))(s, v);
-         if (!err.empty())
-           return err;
-         auto nets = core::limits::trusted_networks::parse(
-             s.webhooks.allow_private_targets);
-         return nets ? std::string{} : nets.error_value().message;
-       },
+       cidr_list(MAILASSAY_FIELD(webhooks.allow_private_targets)),
        MAILASSAY_SHOW(webhooks.allow_private_targets)},
       {"webhooks", "allow_http",
        "Accept http:// endpoint URLs (https is required otherwise).",
@@ -849,14 +669,12 @@ const std::vector<key_spec>& registry() {
   return keys;
 }
 
-// What a running server applies on a reload (app/reload.cpp); everything
-// else sizes a pool, opens a socket or a database, or is read once at start.
-bool reloadable(const key_spec& k) {
-  return k.when == takes::reload;
+std::string env_prefix(const std::string& section) {
+  return "MAILASSAY_" + upper(section) + "_";
 }
 
 std::string env_name(const key_spec& k) {
-  return "MAILASSAY_" + upper(k.section) + "_" + upper(k.key);
+  return env_prefix(k.section) + upper(k.key);
 }
 
 const key_spec* find_key(const std::string& section, const std::string& key) {
@@ -928,7 +746,7 @@ core::expected<settings> load(const std::optional<std::string>& path,
       auto* spec = find_key(section, key);
       if (!spec)
         return bad(where + "unknown setting " + section + "." + key);
-      if (auto err = spec->apply(s, file_value(line.substr(eq + 1)));
+      if (auto err = spec->io.apply(s, file_value(line.substr(eq + 1)));
           !err.empty())
         return bad(where + section + "." + key + " " + err);
     }
@@ -944,11 +762,11 @@ core::expected<settings> load(const std::optional<std::string>& path,
       // Only names inside a known section are ours to refuse: tests and
       // tools use other MAILASSAY_ variables (MAILASSAY_TEST_PG_URL ...).
       for (auto& k : registry())
-        if (name.rfind("MAILASSAY_" + upper(k.section) + "_", 0) == 0)
+        if (name.rfind(env_prefix(k.section), 0) == 0)
           return bad("unknown setting in environment: " + name);
       continue;
     }
-    if (auto err = spec->apply(s, trim(value)); !err.empty())
+    if (auto err = spec->io.apply(s, trim(value)); !err.empty())
       return bad(name + " " + err);
   }
   return s;
@@ -964,11 +782,10 @@ std::optional<std::string> file_of(const std::optional<std::string>& given,
 }
 
 void apply_reloadable(settings& live, const settings& next) {
-  // Through each setting's own text form: the value `next` passed the
-  // same check, and live_int fields take it atomically.
+  // Only live<T> fields have a reload copy (config/key_spec.hpp); each
+  // takes the value `next` holds under its own atomic or lock.
   for (auto& k : registry())
-    if (reloadable(k))
-      k.apply(live, k.show(next));
+    k.io.reload(live, next);
 }
 
 std::vector<key_doc> describe() {
@@ -976,7 +793,7 @@ std::vector<key_doc> describe() {
   settings defaults;
   for (auto& k : registry())
     out.push_back({k.section, k.key, env_name(k), k.show(defaults),
-                   k.description, reloadable(k)});
+                   k.description, k.io.reloadable()});
   return out;
 }
 
@@ -990,7 +807,7 @@ std::vector<key_change> changes(const settings& before, const settings& after) {
                        : was != now;
     if (!differs)
       continue;
-    key_change c{k.section + "." + k.key, {}, {}, reloadable(k)};
+    key_change c{k.section + "." + k.key, {}, {}, k.io.reloadable()};
     if (c.reloadable) {
       c.before = std::move(was);
       c.after = std::move(now);

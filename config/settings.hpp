@@ -1,9 +1,9 @@
 #pragma once
 
+#include "config/live.hpp"
 #include "core/base/expected.hpp"
 #include "core/smtp/session.hpp"
 
-#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -13,40 +13,11 @@
 namespace mailassay::config {
 
 // The section structs below are repetitive by design: plain members with
-// their defaults, one per setting, mirroring the registry in
-// config/load.cpp; two sections with members alike in shape are different
-// settings, not repeated logic.
-
-/// An integer setting that a running server changes on a reload (SIGHUP)
-/// while other threads read it: loads and stores are atomic (relaxed: each
-/// value stands alone), so readers take no lock and see the old value or the
-/// new one. Reads like the integer it holds.
-class live_int {
-public:
-  /// Holds `v`.
-  live_int(std::int64_t v = 0) : v_(v) {}
-  /// Copies the value `o` holds now.
-  live_int(const live_int& o) : v_(o.get()) {}
-  /// Takes the value `o` holds now.
-  live_int& operator=(const live_int& o) {
-    set(o.get());
-    return *this;
-  }
-  /// Takes `v`.
-  live_int& operator=(std::int64_t v) {
-    set(v);
-    return *this;
-  }
-  /// Returns the value.
-  operator std::int64_t() const { return get(); }
-  /// Returns the value.
-  std::int64_t get() const { return v_.load(std::memory_order_relaxed); }
-  /// Replaces the value.
-  void set(std::int64_t v) { v_.store(v, std::memory_order_relaxed); }
-
-private:
-  std::atomic<std::int64_t> v_;
-};
+// their defaults, one per setting, mirroring the registry
+// (config/registry_*.cpp); two sections with members alike in shape are
+// different settings, not repeated logic. A member a running server changes
+// on a reload (SIGHUP) is a `live<T>` (config/live.hpp); its type alone makes
+// it reloadable.
 
 /// `[http]`: the listening socket and request limits.
 struct http_settings {
@@ -99,7 +70,7 @@ struct credits_settings {
 
 /// `[log]`.
 struct log_settings {
-  std::string level = "info";
+  live<std::string> level = "info"; ///< Changes on a reload (SIGHUP).
 };
 
 /// `[limits]`: rate limits (docs/rate-limits.md).
@@ -217,11 +188,13 @@ struct smtp_settings {
   bool tls_verify = false;                        ///< Verify MX certificates.
   std::vector<std::string> allow_private_targets; ///< CIDRs besides public.
   std::vector<std::int64_t> retry_delays_ms{5000, 15000, 45000};
-  int max_sessions_per_host = 4;
-  int connections_per_second_per_host = 2; ///< 0: unlimited.
-  int max_rcpts_per_session = 20;          ///< RCPTs per session.
+  // The politeness below changes on a reload (SIGHUP): the reload hands it
+  // to the scheduler (actors/smtp/scheduler.hpp, reconfigure).
+  live<int> max_sessions_per_host = 4;
+  live<int> connections_per_second_per_host = 2; ///< 0: unlimited.
+  live<int> max_rcpts_per_session = 20;          ///< RCPTs per session.
   /// Per-provider limits, "name=sessions[/per_second[/rcpts]]" (issue #30).
-  std::vector<std::string> provider_limits;
+  live<std::vector<std::string>> provider_limits;
   bool share_sessions = true; ///< Callers of one domain share sessions.
   std::int64_t session_linger_ms = 1000;   ///< Idle session waits for work.
   std::int64_t result_cache_seconds = 300; ///< 0: no result cache.

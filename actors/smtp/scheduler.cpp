@@ -748,10 +748,10 @@ scheduler_config make_scheduler_config(const config::smtp_settings& s,
   for (auto ms : s.retry_delays_ms)
     c.retry_delays.push_back(std::chrono::milliseconds{ms});
   c.max_sessions_per_host =
-      static_cast<std::size_t>(std::max(0, s.max_sessions_per_host));
+      static_cast<std::size_t>(std::max(0, s.max_sessions_per_host.get()));
   c.connections_per_second_per_host = s.connections_per_second_per_host;
   c.max_rcpts_per_session =
-      static_cast<std::size_t>(std::max(1, s.max_rcpts_per_session));
+      static_cast<std::size_t>(std::max(1, s.max_rcpts_per_session.get()));
   // Checked when the settings were loaded.
   if (auto limits = core::smtp::parse_provider_limits(s.provider_limits))
     c.provider_limits = std::move(*limits);
