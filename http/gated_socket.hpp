@@ -5,13 +5,16 @@
 // does, and the socket answers what the gate refuses (a malformed or
 // oversized head, a bad chunked body, a request that does not arrive in
 // time) itself, since RESTinio 0.6 would close those connections without a
-// word. See body_gate.hpp for what the gate decides.
+// word. See body_gate.hpp for what the gate decides, gate_service.hpp for
+// what the server gives every socket, lingering_close.hpp for how a
+// refused connection ends.
 
 #include "http/body_gate.hpp"
+#include "http/gate_service.hpp"
+#include "http/lingering_close.hpp"
 
 #include <restinio/all.hpp>
 
-#include <array>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -21,53 +24,6 @@
 #include <utility>
 
 namespace mailassay::http {
-
-/// What every socket made on an I/O context needs from its server: the
-/// gate's limits, the read timeout, and how to render a refusal (an asio
-/// service, so no global state).
-class gate_service : public asio::execution_context::service {
-public:
-  /// The service's identity for `asio::use_service`.
-  inline static asio::execution_context::id id;
-
-  /// Made by `asio::use_service` on first use.
-  explicit gate_service(asio::execution_context& ctx)
-      : asio::execution_context::service(ctx) {}
-
-  /// Body limits; set by the server before it accepts connections.
-  body_limits limits;
-
-  /// Head limits; set by the server before it accepts connections.
-  head_limits head;
-
-  /// How long a request may take to arrive, from the moment the server
-  /// waits for it (`http.read_timeout_ms`); then a request partly received
-  /// is answered 408.
-  std::chrono::milliseconds read_timeout{60000};
-
-  /// The whole response (head and body) refusing a request of the client
-  /// at `peer` with `status` and `message`; set by the server.
-  std::function<std::string(const asio::ip::address& peer, int status,
-                            const std::string& message)>
-      render;
-
-  /// The answer to an upload's head (issue #28): an empty `refusal` (the
-  /// whole response otherwise) admits it, holding `slot` until its body
-  /// was read or the connection ends.
-  struct upload_admission {
-    std::string refusal;
-    std::shared_ptr<void> slot;
-  };
-
-  /// Decides on the head of an upload before any byte of its body is read
-  /// (set with `limits.check_uploads`); calls `done` once, on any thread.
-  std::function<void(std::string head, const asio::ip::address& peer,
-                     std::function<void(upload_admission)> done)>
-      admit_upload;
-
-private:
-  void shutdown() override {}
-};
 
 /// A TCP socket whose reads pass through a `body_gate`.
 ///
@@ -81,9 +37,9 @@ private:
 /// A refusal is answered here: the response is written once no write of
 /// RESTinio's is under way (RESTinio may read the next request while it
 /// writes the previous answer), RESTinio's read ends with EOF so that it
-/// closes the connection, and the socket, handed to a closer, sends FIN and
-/// reads what the client still sends for a moment ("lingering close"), so
-/// the client reads the answer instead of a reset. After a 413 of the gate
+/// closes the connection, and the socket, handed to `lingering_close`, sends
+/// FIN and reads what the client still sends for a moment ("lingering close"),
+/// so the client reads the answer instead of a reset. After a 413 of the gate
 /// (answered by RESTinio's handler, see http/server.cpp) closing lingers
 /// the same way.
 ///
@@ -168,7 +124,7 @@ public:
     if (gate_.refused() && sock_.is_open()) {
       sock_.cancel(ec);
       sock_.shutdown(socket_type::shutdown_send, ec);
-      farewell(std::move(sock_), {});
+      lingering_close(std::move(sock_), {});
     } else {
       sock_.close(ec);
     }
@@ -414,7 +370,7 @@ private:
       s.closed_ = true;
       s.deadline_ = clock::time_point{};
       s.sock_.cancel(ignored);
-      farewell(std::move(s.sock_), std::move(text));
+      lingering_close(std::move(s.sock_), std::move(text));
       complete_later(asio::error::eof, 0);
     }
   };
@@ -577,65 +533,6 @@ private:
     stash_len_ = 0;
     stash_cap_ = 0;
     closed_ = false;
-  }
-
-  // Writes `text` (may be empty), sends FIN, then reads and drops what the
-  // client still sends, until it closes or a few seconds pass, then closes.
-  static void farewell(socket_type sock, std::string text) {
-    struct closer : std::enable_shared_from_this<closer> {
-      closer(socket_type s, std::string t)
-          : sock(std::move(s)), text(std::move(t)),
-            strand(asio::make_strand(sock.get_executor())), timer(strand) {}
-      socket_type sock;
-      std::string text;
-      asio::strand<executor_type> strand;
-      asio::steady_timer timer;
-      std::array<char, 4096> buf;
-
-      void start() {
-        timer.expires_after(std::chrono::seconds(5));
-        timer.async_wait([self = shared_from_this()](asio::error_code ec) {
-          if (!ec) {
-            asio::error_code ignored;
-            self->sock.close(ignored);
-          }
-        });
-        if (text.empty()) {
-          read();
-          return;
-        }
-        asio::async_write(
-            sock, asio::buffer(text),
-            asio::bind_executor(strand, [self = shared_from_this()](
-                                            asio::error_code ec, std::size_t) {
-              asio::error_code ignored;
-              if (ec) {
-                self->timer.cancel();
-                self->sock.close(ignored);
-                return;
-              }
-              self->sock.shutdown(socket_type::shutdown_send, ignored);
-              self->read();
-            }));
-      }
-
-      void read() {
-        sock.async_read_some(
-            asio::buffer(buf),
-            asio::bind_executor(strand, [self = shared_from_this()](
-                                            asio::error_code ec, std::size_t) {
-              if (!ec)
-                return self->read();
-              asio::error_code ignored;
-              self->timer.cancel();
-              self->sock.close(ignored);
-            }));
-      }
-    };
-    if (!sock.is_open())
-      return;
-    auto c = std::make_shared<closer>(std::move(sock), std::move(text));
-    asio::dispatch(c->strand, [c] { c->start(); });
   }
 
   socket_type sock_;
