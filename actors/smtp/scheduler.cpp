@@ -1,6 +1,7 @@
 #include "actors/smtp/scheduler.hpp"
 
 #include "actors/blocking_ask.hpp"
+#include "actors/smtp/scheduler_state.hpp"
 #include "config/settings.hpp"
 #include "core/base/ascii.hpp"
 #include "core/limits/client_ip.hpp"
@@ -24,74 +25,11 @@ namespace mailassay::actors::smtp {
 
 namespace {
 
+using namespace scheduling;
 using core::limits::millis;
 using core::smtp::rcpt_verdict;
 using core::smtp::route_plan;
 using core::smtp::unasked_reason;
-
-/// One MX host of a route and its addresses as they arrive.
-struct mx_host {
-  std::string name;
-  std::vector<std::string> v4;
-  std::vector<std::string> v6;
-};
-
-/// A caller that arrived while the route's MX hosts were being resolved.
-struct pending_add {
-  std::string address;
-  core::smtp::route_waiter waiter;
-};
-
-/// One mail route: a domain (or, without sharing, one caller's probe).
-struct route_state {
-  std::string domain;
-  std::vector<mx_host> hosts;
-  std::size_t lookups = 0; ///< MX host answers still awaited.
-  std::vector<pending_add> pending;
-  std::optional<route_plan> plan;
-  /// Waiting in a host's queue for a slot.
-  bool queued = false;
-  /// The route's timer in force, and its generation.
-  std::optional<millis> timer_at;
-  std::uint64_t gen = 0;
-  /// Addresses waiting (for the counters' deltas).
-  std::int64_t waiting = 0;
-  /// What the route's provider is known to answer (issue #30).
-  core::smtp::provider_habits habits;
-};
-
-/// A caller and where its answer goes.
-struct caller {
-  std::string route;
-  caf::typed_response_promise<core::smtp::address_outcome> promise;
-  /// Its provider's index in `scheduler_counters::provider_names()`.
-  std::size_t provider = 0;
-};
-
-/// A session and whose it is.
-struct session_ref {
-  std::string route;
-  std::string host;
-  /// The budget it holds a slot of: its host, or its provider (issue #30).
-  std::string slot;
-};
-
-struct scheduler_state {
-  scheduler_config config;
-  core::smtp::target_policy policy;
-  scheduler_parts parts;
-  std::shared_ptr<scheduler_counters> counters;
-  std::optional<core::smtp::result_cache> results;
-  std::unordered_map<std::string, route_state> routes;
-  std::unordered_map<std::uint64_t, caller> callers;
-  std::unordered_map<std::uint64_t, session_ref> sessions;
-  /// Routes waiting for a slot of a host, first come first served.
-  std::unordered_map<std::string, std::deque<std::string>> host_queues;
-  std::uint64_t next_caller = 0;
-  std::uint64_t next_session = 0;
-  bool stopped = false;
-  static inline const char* name = "smtp_scheduler";
-};
 
 using self_ptr = scheduler_actor::stateful_pointer<scheduler_state>;
 
@@ -101,45 +39,11 @@ std::string slot_of(const scheduler_state& st, const std::string& host) {
   return core::smtp::budget_key(host, st.config.providers.get());
 }
 
-core::smtp::host_limits_config limits_config(const scheduler_config& c) {
-  return {c.max_sessions_per_host, c.connections_per_second_per_host,
-          c.provider_limits};
-}
-
 // The actor system's clock: real time in the service, the test's time
 // under CAF's deterministic scheduler.
 millis now_ms(self_ptr self) {
   return std::chrono::duration_cast<millis>(
       self->clock().now().time_since_epoch());
-}
-
-core::smtp::route_settings route_settings_of(const scheduler_config& c) {
-  core::smtp::route_settings s;
-  s.retry_delays.clear();
-  for (auto d : c.retry_delays)
-    s.retry_delays.push_back(d);
-  s.max_rcpts_per_session = c.max_rcpts_per_session;
-  s.min_step = c.min_step;
-  s.max_step = c.max_step;
-  s.tls = c.tls;
-  // Lingering only helps when others may come for the same sessions.
-  s.linger = c.share_sessions
-                 ? std::chrono::duration_cast<millis>(c.session_linger)
-                 : millis{0};
-  return s;
-}
-
-// The settings of route `rt`: RCPTs per session are its provider's when
-// smtp.provider_limits sets them (the provider of its first MX host, as the
-// answer names it), else the per-host value.
-core::smtp::route_settings settings_of_route(const scheduler_config& c,
-                                             const route_state& rt) {
-  auto s = route_settings_of(c);
-  if (!rt.hosts.empty())
-    s.max_rcpts_per_session = core::smtp::rcpts_per_session(
-        rt.hosts.front().name, c.providers.get(), c.provider_limits,
-        c.max_rcpts_per_session);
-  return s;
 }
 
 void drive(self_ptr self, const std::string& key);
@@ -675,99 +579,6 @@ scheduler_fn(self_ptr self, scheduler_config config,
 
 } // namespace
 
-answer_class classify_answer(const core::smtp::address_outcome& o) {
-  switch (o.rcpt.verdict) {
-    case rcpt_verdict::accepted: return answer_class::accepted;
-    case rcpt_verdict::no_such_user:
-    case rcpt_verdict::disabled:
-    case rcpt_verdict::mailbox_full: return answer_class::rejected;
-    case rcpt_verdict::greylisted_or_throttled: return answer_class::greylisted;
-    case rcpt_verdict::blocked_by_policy: return answer_class::policy_blocked;
-    default: break;
-  }
-  if (o.timed_out)
-    return answer_class::timeout;
-  if (!o.answered)
-    return answer_class::refused;
-  return answer_class::other;
-}
-
-std::string_view to_string(answer_class c) {
-  switch (c) {
-    case answer_class::accepted: return "accepted";
-    case answer_class::rejected: return "rejected";
-    case answer_class::greylisted: return "greylisted";
-    case answer_class::timeout: return "timeout";
-    case answer_class::refused: return "refused";
-    case answer_class::policy_blocked: return "policy_blocked";
-    case answer_class::other: return "other";
-  }
-  return "other";
-}
-
-std::map<std::string, host_counters>
-scheduler_counters::hosts(std::chrono::milliseconds now) const {
-  std::lock_guard guard{host_mutex};
-  return host_table.in_use(now);
-}
-
-std::uint64_t scheduler_counters::hosts_untracked() const {
-  std::lock_guard guard{host_mutex};
-  return host_table.untracked();
-}
-
-void scheduler_counters::set_providers(const core::provider::table* table) {
-  std::vector<std::string> names;
-  if (table)
-    names = table->names();
-  names.emplace_back("none");
-  provider_answers_.reset(new class_counts[names.size()]{});
-  provider_names_ = std::move(names);
-}
-
-std::size_t scheduler_counters::provider_index(std::string_view name) const {
-  auto last = provider_names_.size() - 1;
-  auto it = std::lower_bound(provider_names_.begin(),
-                             provider_names_.begin() + last, name);
-  return it != provider_names_.begin() + last && *it == name
-             ? static_cast<std::size_t>(it - provider_names_.begin())
-             : last;
-}
-
-scheduler_config make_scheduler_config(const config::smtp_settings& s,
-                                       std::string_view hostname) {
-  scheduler_config c;
-  c.identity.helo = core::smtp::choose_helo(s.helo, hostname);
-  c.identity.mail_from = s.mail_from;
-  c.force_identity = s.force_identity;
-  c.port = static_cast<std::uint16_t>(s.port);
-  c.tls = s.tls;
-  c.verify_tls = s.tls_verify;
-  c.allow_private_targets = s.allow_private_targets;
-  c.retry_delays.clear();
-  for (auto ms : s.retry_delays_ms)
-    c.retry_delays.push_back(std::chrono::milliseconds{ms});
-  c.max_sessions_per_host =
-      static_cast<std::size_t>(std::max(0, s.max_sessions_per_host.get()));
-  c.connections_per_second_per_host = s.connections_per_second_per_host;
-  c.max_rcpts_per_session =
-      static_cast<std::size_t>(std::max(1, s.max_rcpts_per_session.get()));
-  // Checked when the settings were loaded.
-  if (auto limits = core::smtp::parse_provider_limits(s.provider_limits))
-    c.provider_limits = std::move(*limits);
-  c.share_sessions = s.share_sessions;
-  c.session_linger = std::chrono::milliseconds{s.session_linger_ms};
-  c.result_cache_ttl = std::chrono::seconds{s.result_cache_seconds};
-  c.catch_all_ttl = std::chrono::seconds{s.catch_all_ttl_seconds};
-  c.socks5_proxy = s.socks5_proxy;
-  c.source_address = s.source_address;
-  c.io_threads = s.io_threads;
-  c.host_metrics_idle = std::chrono::seconds{s.host_metrics_idle_seconds};
-  c.host_metrics_max_hosts = static_cast<std::size_t>(
-      std::max<std::int64_t>(1, s.host_metrics_max_hosts));
-  return c;
-}
-
 scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_config config,
                                 scheduler_parts parts,
                                 std::shared_ptr<scheduler_counters> counters) {
@@ -781,89 +592,6 @@ scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_config config,
   return sys.spawn(scheduler_fn, std::move(config),
                    policy ? std::move(*policy) : core::smtp::target_policy{},
                    std::move(parts), std::move(counters));
-}
-
-core::expected<std::unique_ptr<scheduler>>
-scheduler::create(caf::actor_system& sys, scheduler_config config,
-                  std::shared_ptr<net::dns_resolver> resolver,
-                  std::unique_ptr<core::smtp::catch_all_store> catch_all,
-                  std::unique_ptr<core::smtp::host_slots> slots) {
-  if (auto ok = core::smtp::check_identity(
-          config.identity, config.force_identity, config.is_free_mail);
-      !ok)
-    return std::move(ok).error_value();
-  auto policy = core::smtp::target_policy::parse(config.allow_private_targets);
-  if (!policy)
-    return std::move(policy).error_value();
-  // The MX hosts of one provider share a budget: the resolver's table
-  // names them (issue #30).
-  if (resolver && !config.providers)
-    config.providers = resolver->providers();
-  net::smtp_client_config cc;
-  cc.io_threads = config.io_threads;
-  cc.policy = *policy;
-  cc.verify_tls = config.verify_tls;
-  cc.socks5_proxy = config.socks5_proxy;
-  cc.source_address = config.source_address;
-  cc.quit_timeout = config.quit_timeout;
-  auto client = net::smtp_client::create(std::move(cc));
-  if (!client)
-    return std::move(client).error_value();
-  scheduler_parts parts;
-  parts.runner = net_session_runner(std::move(*client));
-  parts.catch_all = std::move(catch_all);
-  parts.slots = std::move(slots);
-  if (resolver)
-    parts.lookup = [resolver](std::string host,
-                              std::function<void(core::dns::mail_route)> done) {
-      resolver->resolve_host(std::move(host), std::move(done));
-    };
-  auto counters = std::make_shared<scheduler_counters>();
-  auto runner = parts.runner;
-  auto actor =
-      spawn_scheduler(sys, std::move(config), std::move(parts), counters);
-  return std::unique_ptr<scheduler>(
-      new scheduler(sys, std::move(runner), std::move(counters), actor));
-}
-
-scheduler::scheduler(caf::actor_system& sys,
-                     std::shared_ptr<session_runner> runner,
-                     std::shared_ptr<scheduler_counters> counters,
-                     scheduler_actor actor)
-    : sys_(&sys), runner_(std::move(runner)), counters_(std::move(counters)),
-      actor_(std::move(actor)) {}
-
-scheduler::~scheduler() {
-  stop();
-}
-
-std::map<std::string, host_counters> scheduler::hosts_in_use() const {
-  return counters_->hosts(std::chrono::duration_cast<millis>(
-      sys_->clock().now().time_since_epoch()));
-}
-
-bool scheduler::reconfigure(const scheduler_politeness& p) {
-  bool ok = false;
-  caf::scoped_actor self{*sys_};
-  self->request(actor_, std::chrono::seconds(10), p)
-      .receive([&](bool done) { ok = done; }, [](caf::error&) {});
-  return ok;
-}
-
-void scheduler::forget_expired() {
-  caf::anon_send(actor_, scheduler_forget_expired{});
-}
-
-void scheduler::stop() {
-  {
-    std::lock_guard guard{stopping_};
-    if (stopped_)
-      return;
-    stopped_ = true;
-  }
-  blocking_ask(*sys_, actor_, std::chrono::seconds(10), log::level::debug,
-               nullptr, scheduler_stop{});
-  runner_->shutdown();
 }
 
 } // namespace mailassay::actors::smtp
