@@ -1,5 +1,6 @@
 #include "actors/rate_limiter.hpp"
 
+#include "actors/rate_limiter_shards.hpp"
 #include "core/limits/bucket_table.hpp"
 #include "core/limits/multi_window.hpp"
 
@@ -21,14 +22,6 @@ using core::limits::millis;
 using core::limits::multi_window;
 using core::limits::token_bucket;
 using core::limits::window_spec;
-
-// Hashes a key id given as a string or a view alike (transparent lookup).
-struct text_hash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const {
-    return std::hash<std::string_view>{}(s);
-  }
-};
 
 // Up to 1 IP + 3 key windows + device + widget IP + 3 auth buckets per
 // check.
@@ -150,168 +143,6 @@ std::string_view to_string(limit_scope s) {
   }
   return "";
 }
-
-/// One bucket table per scope.
-struct limiter_tables {
-  explicit limiter_tables(const rate_limiter_options& o)
-      : ip(o.max_ip_buckets), keys(o.max_key_buckets),
-        device(o.max_device_buckets), widget_ip(o.max_widget_ip_buckets),
-        auth(o.max_auth_buckets) {}
-  core::limits::bucket_table<std::string> ip;
-  // Looked up by the key id's view: no copy per check.
-  core::limits::bucket_table<std::string, core::limits::multi_window, text_hash,
-                             std::equal_to<>>
-      keys;
-  core::limits::bucket_table<std::string> device;
-  core::limits::bucket_table<std::string> widget_ip;
-  // Login per IP and per account, sign-up per IP: ids carry the scope
-  // ("login_ip:" + IP ...), so one table holds the three.
-  core::limits::bucket_table<std::string> auth;
-};
-
-namespace {
-
-// The figures of some tables the gauges sum.
-struct table_figures {
-  std::int64_t ip = 0, keys = 0, device = 0, widget_ip = 0, auth = 0;
-  std::int64_t evictions = 0, active_evictions = 0, swept = 0;
-};
-
-table_figures figures_of(const limiter_tables& t) {
-  auto n = [](std::size_t v) { return static_cast<std::int64_t>(v); };
-  table_figures f;
-  f.ip = n(t.ip.size());
-  f.keys = n(t.keys.size());
-  f.device = n(t.device.size());
-  f.widget_ip = n(t.widget_ip.size());
-  f.auth = n(t.auth.size());
-  f.evictions = n(t.ip.evictions() + t.keys.evictions() + t.device.evictions() +
-                  t.widget_ip.evictions() + t.auth.evictions());
-  f.active_evictions =
-      n(t.ip.active_evictions() + t.keys.active_evictions() +
-        t.device.active_evictions() + t.widget_ip.active_evictions() +
-        t.auth.active_evictions());
-  f.swept = n(t.ip.swept() + t.keys.swept() + t.device.swept() +
-              t.widget_ip.swept() + t.auth.swept());
-  return f;
-}
-
-// Shard `i`'s part of each table's bound split over `shards`, so that all
-// shards together hold as many buckets as one table did. At least 8 each:
-// the buckets one check takes from one table (login per IP and per
-// account) must not evict each other.
-rate_limiter_options share_of(rate_limiter_options o, std::size_t shards,
-                              std::size_t i) {
-  auto split = [shards, i](std::size_t& max) {
-    max = std::max<std::size_t>(8, max / shards + (i < max % shards ? 1 : 0));
-  };
-  split(o.max_ip_buckets);
-  split(o.max_key_buckets);
-  split(o.max_device_buckets);
-  split(o.max_widget_ip_buckets);
-  split(o.max_auth_buckets);
-  return o;
-}
-
-// Past 64 shards, two checks almost never meet in one: more would only
-// shrink each shard's share of the bounds.
-std::size_t shard_count(std::size_t asked) {
-  if (asked == 0)
-    asked = std::max(1u, std::thread::hardware_concurrency());
-  return std::bit_ceil(std::min<std::size_t>(asked, 64));
-}
-
-} // namespace
-
-/// The buckets whose ids hash to one shard -- every window of a scope
-/// (an IP's, a key's minute, hour and day) lives in the shard of its id --
-/// behind the shard's own mutex, with the time its sweep uses.
-struct limiter_shard {
-  explicit limiter_shard(const rate_limiter_options& o) : tables(o) {}
-
-  std::mutex mtx;
-  // Guarded by mtx:
-  limiter_tables tables;
-  // Caller time is the only truth for buckets; the actor clock only
-  // measures how long ago the last check came, so the tick can sweep at
-  // "last caller time + elapsed" when traffic has stopped.
-  core::limits::millis last_now{0};
-  // The caller time `seen_now` was taken at actor-clock time `last_seen`;
-  // renewed at most once a second, so a check reads no clock of its own.
-  core::limits::millis seen_now{0};
-  caf::actor_clock::time_point last_seen{};
-  // The figures last added to the gauges (`publish` adds the change).
-  table_figures published;
-
-  // Records caller time `now` (checks arrive in about that order).
-  void saw(core::limits::millis now, const caf::actor_clock& clock) {
-    if (now < last_now)
-      return;
-    last_now = now;
-    if (now - seen_now >= std::chrono::seconds(1)) {
-      seen_now = now;
-      last_seen = clock.now();
-    }
-  }
-
-  // Caller time now, extrapolated from the last renewal; never before the
-  // last check (an estimate up to a second early only sweeps less).
-  core::limits::millis estimated_now(caf::actor_clock::time_point now) const {
-    auto elapsed =
-        std::chrono::duration_cast<core::limits::millis>(now - last_seen);
-    return std::max(last_now,
-                    seen_now + std::max(elapsed, core::limits::millis{0}));
-  }
-
-  // Adds what changed in this shard's tables since the last call to `g`:
-  // the gauges are the shards' sums without one shard reading another.
-  void publish(limiter_gauges& g) {
-    auto now = figures_of(tables);
-    auto add = [](std::atomic<std::int64_t>& to, std::int64_t from,
-                  std::int64_t was) {
-      if (from != was)
-        to.fetch_add(from - was, std::memory_order_relaxed);
-    };
-    add(g.ip_buckets, now.ip, published.ip);
-    add(g.key_buckets, now.keys, published.keys);
-    add(g.device_buckets, now.device, published.device);
-    add(g.widget_ip_buckets, now.widget_ip, published.widget_ip);
-    add(g.auth_buckets, now.auth, published.auth);
-    add(g.evictions, now.evictions, published.evictions);
-    add(g.active_evictions, now.active_evictions, published.active_evictions);
-    add(g.swept, now.swept, published.swept);
-    published = now;
-  }
-};
-
-/// What the facade and the sweeping actor share: the shards, the counters
-/// and the default per-IP limit.
-struct limiter_shared {
-  explicit limiter_shared(const rate_limiter_options& o)
-      : opts(o), ip_per_minute(o.ip_per_minute) {
-    auto n = shard_count(o.shards);
-    for (std::size_t i = 0; i < n; ++i)
-      shards.push_back(std::make_unique<limiter_shard>(share_of(o, n, i)));
-  }
-
-  // Both expect the shards of `c` locked (`locked_shards`).
-  limit_decision check(const limit_check& c, std::int64_t ip_limit);
-  limit_decision peek(const limit_check& c, std::int64_t ip_limit) const;
-
-  std::size_t index_of(std::string_view id) const {
-    return std::hash<std::string_view>{}(id) & (shards.size() - 1);
-  }
-  limiter_tables& tables_of(std::string_view id) const {
-    return shards[index_of(id)]->tables;
-  }
-
-  const rate_limiter_options opts;
-  // A power of two, so a shard is the hash's low bits.
-  std::vector<std::unique_ptr<limiter_shard>> shards;
-  // The default per-IP limit (`opts.ip_per_minute` until a reload).
-  std::atomic<std::int64_t> ip_per_minute;
-  limiter_gauges gauges;
-};
 
 namespace {
 
