@@ -12,6 +12,7 @@
 #include "http/gated_socket.hpp"
 #include "http/handler_support.hpp"
 #include "http/rate_limit.hpp"
+#include "http/request_intake.hpp"
 #include "http/router.hpp"
 #include "http/services.hpp"
 #include "http/upload_slots.hpp"
@@ -47,61 +48,6 @@ bool sheddable(const route& r) {
   return p != "/health" && p != "/status" && p != "/metrics";
 }
 
-// Whether a header name is the gate's refusal marker.
-bool is_refusal_marker(std::string_view name) {
-  return name.size() == refused_marker.size() &&
-         core::ascii_iequals(name, refused_marker);
-}
-
-// Whether a client's X-Request-Id can be echoed and logged as it is: 1-64
-// characters of letters, digits and `-_.:+/=@` (UUIDs, hex, base64, ULIDs,
-// "req_..." all fit), so it can never carry markup, quotes or a field
-// separator into a log line or a page (else the request gets a fresh id).
-bool usable_request_id(std::string_view id) {
-  if (id.empty() || id.size() > 64)
-    return false;
-  for (unsigned char c : id) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-              (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
-              c == ':' || c == '+' || c == '/' || c == '=' || c == '@';
-    if (!ok)
-      return false;
-  }
-  return true;
-}
-
-// The dotted quad of an IPv4 address, as inet_ntop writes it (and
-// core::limits::to_string, so it is also the canonical client IP), without
-// inet_ntop's sprintf.
-std::string dotted_quad(const asio::ip::address_v4& a) {
-  auto bytes = a.to_bytes();
-  char buf[16];
-  char* p = buf;
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    unsigned b = bytes[i];
-    if (i)
-      *p++ = '.';
-    if (b >= 100)
-      *p++ = static_cast<char>('0' + b / 100);
-    if (b >= 10)
-      *p++ = static_cast<char>('0' + b / 10 % 10);
-    *p++ = static_cast<char>('0' + b % 10);
-  }
-  return std::string(buf, p);
-}
-
-// The path of a request target: an absolute-form target
-// ("http://host/path", RFC 9112 §3.2.2, which a server must accept) is
-// routed by its path.
-std::string_view origin_path(std::string_view target) {
-  auto scheme = target.find("://");
-  if (scheme == std::string_view::npos || target.front() == '/')
-    return target;
-  auto slash = target.find('/', scheme + 3);
-  return slash == std::string_view::npos ? std::string_view{"/"}
-                                         : target.substr(slash);
-}
-
 // The error kind of a status the body gate refuses with.
 core::errc refusal_kind(int status) {
   switch (status) {
@@ -113,70 +59,6 @@ core::errc refusal_kind(int status) {
     case 505: return core::errc::version_not_supported;
     default: return core::errc::bad_request;
   }
-}
-
-// Fills `v` in place with views into `req` (the exchange keeps it), with
-// room for every header reserved up front. Returns whether the
-// body gate refused the request's body (its marker is a header, or a trailer
-// of a chunked body).
-bool fill_view(request_view& v, const restinio::request_handle_t& req,
-               const services& svc) {
-  const auto& h = req->header();
-  v.method = h.method().c_str();
-  v.path = origin_path(h.path());
-  v.query = h.query();
-  v.body = req->body();
-  v.headers.reserve(h.fields_count());
-  for (const auto& f : h)
-    v.headers.emplace_back(f.name(), f.value());
-  v.index_headers();
-  bool refused = v.header(refused_marker).has_value();
-  if (auto* chunked = req->chunked_input_info())
-    for (const auto& f : chunked->trailing_fields())
-      refused = refused || is_refusal_marker(f.name());
-  auto peer = req->remote_endpoint().address();
-  if (peer.is_v4() && svc.trusted_proxies.empty()) {
-    // Nobody's X-Forwarded-For is believed: the client is the peer, whose
-    // text is already canonical.
-    v.peer_ip = dotted_quad(peer.to_v4());
-    v.client_ip = v.peer_ip;
-    return refused;
-  }
-  v.peer_ip = peer.to_string();
-  auto xff = v.header("X-Forwarded-For");
-  v.client_ip = core::limits::client_ip(
-      v.peer_ip, xff ? *xff : std::string_view{}, svc.trusted_proxies);
-  // Only a trusted proxy says which scheme the browser used (the session
-  // cookie's Origin check compares it).
-  if (auto proto = v.header("X-Forwarded-Proto"))
-    if (auto ip = core::limits::parse_ip(v.peer_ip);
-        ip && svc.trusted_proxies.contains(*ip)) {
-      auto first = core::trim_blanks(proto->substr(0, proto->find(',')));
-      if (core::ascii_iequals(first, "https"))
-        v.scheme = "https";
-    }
-  return refused;
-}
-
-// Reads the query string of a route that reads one (route::query) into
-// `v.args`: 400 when it cannot be read, 422 for a parameter the route does
-// not read or one given twice. Checked with the route, before credentials,
-// like 404 and 405: the names an endpoint reads are public (OpenAPI); bad
-// values of known parameters are the handler's, after authentication.
-std::optional<core::error> read_query(request_view& v, const char* allowed) {
-  if (!allowed || v.query.empty())
-    return std::nullopt;
-  auto args = query_args::parse(v.query);
-  if (!args)
-    return args.error_value();
-  auto problems = args->problems(allowed);
-  if (!problems.empty()) {
-    auto e = core::make_error(core::errc::validation_failed, "");
-    e.details = std::move(problems);
-    return e;
-  }
-  v.args = std::move(*args);
-  return std::nullopt;
 }
 
 // One event loop: an io_context run by one thread, with its own listening
