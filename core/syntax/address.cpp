@@ -2,9 +2,11 @@
 
 #include "core/base/ascii.hpp"
 #include "core/base/utf8.hpp"
+#include "core/syntax/address_literal.hpp"
+#include "core/syntax/code_points.hpp"
+#include "core/syntax/domain_kind.hpp"
+#include "core/syntax/idna.hpp"
 #include "core/syntax/nfc.hpp"
-
-#include <idn2.h>
 
 #include <algorithm>
 #include <array>
@@ -63,65 +65,6 @@ constexpr auto classes = make_classes();
 
 bool has(unsigned char c, std::uint8_t cls) {
   return (classes[c] & cls) != 0;
-}
-
-struct code_point_range {
-  char32_t first;
-  char32_t last;
-};
-
-struct case_run {
-  char32_t first;
-  char32_t last;
-  int delta;
-  int stride;
-};
-
-#include "core/syntax/unicode_tables.inc"
-
-bool is_forbidden(char32_t cp) {
-  auto it = std::upper_bound(
-      std::begin(forbidden_ranges), std::end(forbidden_ranges), cp,
-      [](char32_t v, const code_point_range& r) { return v < r.first; });
-  return it != std::begin(forbidden_ranges) && cp <= std::prev(it)->last;
-}
-
-bool is_mark(char32_t cp) {
-  auto it = std::upper_bound(
-      std::begin(mark_ranges), std::end(mark_ranges), cp,
-      [](char32_t v, const code_point_range& r) { return v < r.first; });
-  return it != std::begin(mark_ranges) && cp <= std::prev(it)->last;
-}
-
-// The Private Use Areas (The Unicode Standard §23.5): the BMP's and planes
-// 15 and 16 (their last two code points are noncharacters, refused anyway).
-bool is_private_use(char32_t cp) {
-  return (cp >= 0xE000 && cp <= 0xF8FF) || cp >= 0xF0000;
-}
-
-bool is_joiner(char32_t cp) {
-  return cp == 0x200C || cp == 0x200D;
-}
-
-char32_t to_lower(char32_t cp) {
-  auto it = std::upper_bound(
-      std::begin(lower_runs), std::end(lower_runs), cp,
-      [](char32_t v, const case_run& r) { return v < r.first; });
-  if (it == std::begin(lower_runs))
-    return cp;
-  const auto& r = *std::prev(it);
-  if (cp > r.last || (cp - r.first) % r.stride != 0)
-    return cp;
-  return static_cast<char32_t>(static_cast<std::int32_t>(cp) + r.delta);
-}
-
-std::string code_point_name(char32_t cp) {
-  constexpr char digits[] = "0123456789ABCDEF";
-  std::string hex;
-  for (int shift = 20; shift >= 0; shift -= 4)
-    if ((cp >> shift) != 0 || shift < 16)
-      hex += digits[(cp >> shift) & 0xF];
-  return "U+" + hex;
 }
 
 bool fail(parsed_address& out, std::string detail) {
@@ -285,179 +228,23 @@ bool parse_dot_string(parsed_address& out, std::string_view s,
   return true;
 }
 
-// RFC 5321 §4.1.3 Snum 3("." Snum), Snum = 1*3DIGIT in 0..255.
-bool is_ipv4(std::string_view s) {
-  int parts = 0;
-  std::size_t i = 0;
-  while (true) {
-    std::size_t digits = 0;
-    int value = 0;
-    while (i < s.size() && has(static_cast<unsigned char>(s[i]), cls_digit)) {
-      value = value * 10 + (s[i] - '0');
-      ++i;
-      if (++digits > 3)
-        return false;
-    }
-    if (digits == 0 || value > 255)
-      return false;
-    if (++parts == 4)
-      return i == s.size();
-    if (i >= s.size() || s[i] != '.')
-      return false;
-    ++i;
-  }
-}
-
-// 1*4HEXDIG *(":" 1*4HEXDIG), possibly empty; counts the groups.
-bool hex_groups(std::string_view s, int& count) {
-  count = 0;
-  if (s.empty())
-    return true;
-  std::size_t i = 0;
-  while (true) {
-    std::size_t digits = 0;
-    while (i < s.size() && has(static_cast<unsigned char>(s[i]), cls_hex)) {
-      ++i;
-      if (++digits > 4)
-        return false;
-    }
-    if (digits == 0)
-      return false;
-    ++count;
-    if (i == s.size())
-      return true;
-    if (s[i] != ':')
-      return false;
-    ++i;
-  }
-}
-
-// RFC 5321 §4.1.3 IPv6-addr: full, compressed ("::" standing for at least two
-// groups), and the same with a trailing IPv4 address.
-bool is_ipv6(std::string_view s) {
-  std::string_view groups = s;
-  int wanted = 8;
-  auto last_colon = s.rfind(':');
-  if (last_colon == s.npos)
-    return false;
-  if (s.find('.', last_colon) != s.npos) {
-    if (!is_ipv4(s.substr(last_colon + 1)))
-      return false;
-    groups = s.substr(0, last_colon + 1);
-    if (groups.size() < 2 || groups.substr(groups.size() - 2) != "::")
-      groups.remove_suffix(1);
-    wanted = 6;
-  }
-  auto gap = groups.find("::");
-  int left = 0;
-  if (gap == groups.npos)
-    return hex_groups(groups, left) && left == wanted;
-  if (groups.find("::", gap + 1) != groups.npos)
-    return false;
-  int right = 0;
-  return hex_groups(groups.substr(0, gap), left) &&
-         hex_groups(groups.substr(gap + 2), right) &&
-         left + right <= wanted - 2;
-}
-
 bool parse_literal(parsed_address& out, std::string_view d) {
-  if (d.size() < 2 || d.back() != ']')
-    return fail(out, "unterminated domain literal");
-  auto body = d.substr(1, d.size() - 2);
-  for (char ch : body) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x80 || c <= 0x20 || c == 0x7F || c == '[' || c == ']' ||
-        c == '\\')
-      return fail(out, "invalid character in a domain literal");
-  }
-  if (ascii_istarts_with(body, "ipv6:")) {
-    if (!is_ipv6(body.substr(5)))
-      return fail(out, "invalid IPv6 address literal");
-    out.literal_address.assign(body.substr(5));
-  } else if (is_ipv4(body)) {
-    out.literal_address.assign(body);
-  } else if (body.find(':') != body.npos) {
-    // General-address-literal tags must be IANA-registered; only IPv6 is.
-    return fail(out, "unknown address literal tag (only IPv6: is defined)");
-  } else {
-    return fail(out, "invalid IPv4 address literal");
-  }
+  std::string_view address;
+  if (auto problem = literal_problem(d, address); !problem.empty())
+    return fail(out, std::string{problem});
+  out.literal_address.assign(address);
   out.domain.assign(d);
   out.ascii_domain.assign(d);
   out.ip_literal = true;
   return true;
 }
 
-std::string_view idn_error(int rc) {
-  switch (rc) {
-    case IDN2_PUNYCODE_BAD_INPUT:
-    case IDN2_PUNYCODE_BIG_OUTPUT:
-    case IDN2_PUNYCODE_OVERFLOW: return "invalid punycode in an xn-- label";
-    case IDN2_DISALLOWED:
-      return "domain has a character IDNA2008 disallows (fullwidth, "
-             "symbol, emoji or upper-case form)";
-    case IDN2_CONTEXTJ:
-    case IDN2_CONTEXTO:
-    case IDN2_CONTEXTJ_NO_RULE:
-    case IDN2_CONTEXTO_NO_RULE:
-      return "domain has a character outside its IDNA2008 context (e.g. "
-             "a zero-width joiner)";
-    case IDN2_BIDI: return "domain breaks the IDNA bidi rule (RFC 5893)";
-    case IDN2_UNASSIGNED: return "domain has an unassigned code point";
-    case IDN2_TOO_BIG_LABEL: return "label longer than 63 octets";
-    case IDN2_TOO_BIG_DOMAIN: return "domain longer than 253 octets";
-    case IDN2_2HYPHEN: return "label has -- in the 3rd and 4th positions";
-    case IDN2_LEADING_COMBINING: return "label starts with a combining mark";
-    case IDN2_NOT_NFC: return "xn-- label does not decode to NFC text";
-    default: return "invalid internationalized domain name";
-  }
-}
-
-// IDNA2008 without UTS #46 mapping (RFC 5891 §4, §5.4): only NFC is applied,
-// so fullwidth and invisible characters fail rather than being mapped away.
+// IDNA2008 (core/syntax/idna.hpp) into `out.ascii_domain`.
 bool to_a_labels(parsed_address& out, bool has_xn) {
-  constexpr int flags = IDN2_NFC_INPUT | IDN2_NO_TR46;
-  char* ascii = nullptr;
-  int rc = idn2_to_ascii_8z(out.domain.c_str(), &ascii, flags);
-  if (rc != IDN2_OK)
-    return fail(out, std::string{idn_error(rc)});
-  out.ascii_domain.assign(ascii);
-  idn2_free(ascii);
-  if (!has_xn)
-    return true;
-  // RFC 5891 §5.4: an A-label must survive decode + re-encode unchanged.
-  char* unicode = nullptr;
-  rc = idn2_to_unicode_8z8z(out.ascii_domain.c_str(), &unicode, 0);
-  if (rc != IDN2_OK)
-    return fail(out, std::string{idn_error(rc)});
-  char* again = nullptr;
-  rc = idn2_to_ascii_8z(unicode, &again, flags);
-  idn2_free(unicode);
-  if (rc != IDN2_OK)
-    return fail(out, std::string{idn_error(rc)});
-  bool same = out.ascii_domain == again;
-  idn2_free(again);
-  if (!same)
-    return fail(out, "xn-- label is not a canonical A-label");
+  if (auto problem = a_labels_of(out.domain, has_xn, out.ascii_domain);
+      !problem.empty())
+    return fail(out, std::string{problem});
   return true;
-}
-
-void lower_unicode(std::string& domain) {
-  std::string lowered;
-  lowered.reserve(domain.size());
-  for (std::size_t i = 0; i < domain.size();) {
-    auto c = static_cast<unsigned char>(domain[i]);
-    if (c < 0x80) {
-      lowered += static_cast<char>(has(c, cls_upper) ? c | 0x20 : c);
-      ++i;
-      continue;
-    }
-    char32_t cp = 0;
-    std::size_t len = utf8_decode(domain, i, cp);
-    utf8_append(lowered, to_lower(cp));
-    i += len;
-  }
-  domain.swap(lowered);
 }
 
 // RFC 5321 §4.1.2 Domain (sub-domain *("." sub-domain), LDH labels) with
@@ -591,113 +378,35 @@ bool parse_domain(parsed_address& out, std::string_view d, bool& as_given,
   return true;
 }
 
-// The last label of a domain. Forward, one memchr per dot: a byte loop
-// backwards from the end (rfind) mispredicts its exit on every address.
-std::string_view last_label(std::string_view d) {
-  while (const void* p =
-             d.empty() ? nullptr : std::memchr(d.data(), '.', d.size()))
-    d.remove_prefix(static_cast<const char*>(p) - d.data() + 1);
-  return d;
-}
-
-// RFC 6761 §6.2-6.4 (test, localhost, invalid), RFC 6762 (local), RFC 7686
-// (onion), RFC 3172 (arpa, infrastructure; home.arpa is RFC 8375); returns
-// the reserved TLD matched. The example names (RFC 6761 §6.5: example,
-// example.com/net/org) are not here: "applications SHOULD NOT treat them
-// specially", so they parse as ordinary names and DNS decides (the real
-// example.com publishes a null MX).
-std::string_view special_use(std::string_view ascii_domain) {
-  auto tld = last_label(ascii_domain);
-  // By length first: almost every TLD is two or three letters long and
-  // leaves after one comparison of sizes.
-  switch (tld.size()) {
-    case 4: return tld == "test" || tld == "arpa" ? tld : std::string_view{};
-    case 5: return tld == "local" || tld == "onion" ? tld : std::string_view{};
-    case 7: return tld == "invalid" ? tld : std::string_view{};
-    case 9: return tld == "localhost" ? tld : std::string_view{};
-    default: return {};
-  }
-}
-
-// Whether `ascii_domain` (under .arpa) is a reverse-mapping name (RFC 1035
-// §3.5 in-addr.arpa, RFC 3596 §2.5 ip6.arpa): names of addresses, which
-// never receive mail whatever the configuration allows.
-bool reverse_mapping(std::string_view ascii_domain) {
-  auto ends_with = [&](std::string_view zone) {
-    if (ascii_domain.size() < zone.size() ||
-        ascii_domain.substr(ascii_domain.size() - zone.size()) != zone)
-      return false;
-    return ascii_domain.size() == zone.size() ||
-           ascii_domain[ascii_domain.size() - zone.size() - 1] == '.';
-  };
-  return ends_with("in-addr.arpa") || ends_with("ip6.arpa");
-}
-
-enum class provider { other, gmail, plus_tags, case_only };
-
-provider provider_of(std::string_view domain) {
-  // Plus-tag providers per their documentation; Yahoo's disposable addresses
-  // use '-' with a chosen base name, so only its case is folded. Grouped by
-  // length, so that most domains are told apart by one comparison of sizes
-  // rather than fourteen string comparisons.
-  switch (domain.size()) {
-    case 5: return domain == "pm.me" ? provider::plus_tags : provider::other;
-    case 6: return domain == "me.com" ? provider::plus_tags : provider::other;
-    case 7: return domain == "mac.com" ? provider::plus_tags : provider::other;
-    case 8: return domain == "live.com" ? provider::plus_tags : provider::other;
-    case 9:
-      if (domain == "gmail.com")
-        return provider::gmail;
-      if (domain == "proton.me")
-        return provider::plus_tags;
-      return domain == "yahoo.com" ? provider::case_only : provider::other;
-    case 10:
-      return domain == "icloud.com" ? provider::plus_tags : provider::other;
-    case 11:
-      return domain == "outlook.com" || domain == "hotmail.com"
-                 ? provider::plus_tags
-                 : provider::other;
-    case 12:
-      return domain == "fastmail.com" ? provider::plus_tags : provider::other;
-    case 13:
-      return domain == "protonmail.ch" ? provider::plus_tags : provider::other;
-    case 14:
-      if (domain == "googlemail.com")
-        return provider::gmail;
-      return domain == "protonmail.com" ? provider::plus_tags : provider::other;
-    default: return provider::other;
-  }
-}
-
 // `domain_as_given`: `out.domain` is the domain part of `text` (the input
 // in NFC) unchanged, so the normalized form of an ordinary address is `text`.
 void normalize(parsed_address& out, std::string_view text,
                bool domain_as_given) {
-  auto kind = out.quoted_local || out.ip_literal ? provider::other
-                                                 : provider_of(out.domain);
+  auto kind = out.quoted_local || out.ip_literal ? mailbox_rules::other
+                                                 : mailbox_rules_of(out.domain);
   auto& n = out.normalized;
-  if (kind == provider::other && domain_as_given) {
+  if (kind == mailbox_rules::other && domain_as_given) {
     n.assign(text);
     return;
   }
-  if (kind == provider::other) {
+  if (kind == mailbox_rules::other) {
     n.reserve(out.local_part.size() + 1 + out.domain.size());
     n += out.local_part;
   } else {
     std::string_view local = out.local_part;
     auto plus = local.find('+');
-    if (kind != provider::case_only && plus != 0 && plus != local.npos)
+    if (kind != mailbox_rules::case_only && plus != 0 && plus != local.npos)
       local = local.substr(0, plus);
     for (char ch : local) {
-      if (kind == provider::gmail && ch == '.')
+      if (kind == mailbox_rules::gmail && ch == '.')
         continue;
       auto c = static_cast<unsigned char>(ch);
       n += static_cast<char>(has(c, cls_upper) ? c | 0x20 : c);
     }
   }
   n += '@';
-  n += kind == provider::gmail ? std::string_view{"gmail.com"}
-                               : std::string_view{out.domain};
+  n += kind == mailbox_rules::gmail ? std::string_view{"gmail.com"}
+                                    : std::string_view{out.domain};
 }
 
 void reset(parsed_address& out) {
