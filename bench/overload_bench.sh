@@ -137,7 +137,10 @@ start() {
   eval "${name}_port=${bench_base##*:} ${name}_key=$key"
 }
 
+# One instance per case: the mix fills the DNS cache with fresh domains,
+# which the 64-connection comparison must not inherit.
 start svc "$mailassay"
+start loaded "$mailassay"
 start high "$mailassay" MAILASSAY_HTTP_MAX_WAITING_REQUESTS=256
 [ -z "$previous_bin" ] || start prev "$previous_bin"
 
@@ -202,7 +205,7 @@ for round in $(seq 1 "$rounds"); do
     cached "$work/prev.$round" "$prev_port" "$prev_key" "$low"
     pr=$(summary "$work/prev.$round" | awk '{print $1, $2}')
   fi
-  mix "$work/high.$round" "$svc_port" "$svc_key" "$high"
+  mix "$work/high.$round" "$loaded_port" "$loaded_key" "$high"
   hi=$(summary "$work/high.$round")
   mix "$work/shed.$round" "$high_port" "$high_key" "$high"
   sh=$(summary "$work/shed.$round")
