@@ -54,6 +54,10 @@ bool exchange::at_home() const {
 void exchange::resume(std::function<void()> f) {
   if (at_home())
     return f();
+  // Nothing runs a stopped loop's queue: the request ends with the process
+  // (its client's connection closes), whoever holds it last.
+  if (impl_->home_stopped && impl_->home_stopped->load())
+    return;
   asio::post(*impl_->home,
              [self = shared_from_this(), f = std::move(f)] { f(); });
 }

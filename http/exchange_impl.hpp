@@ -44,9 +44,16 @@ protected:
 /// `exchange` posts every call from another thread there first. The one
 /// exception is `cancelled`, which any thread may read.
 struct exchange::impl {
-  /// The event loop that read the request; null for an answer made without
-  /// one (a refusal of the body gate: made and answered on one thread).
+  /// The event loop that read the request (http/server.cpp's event_loop),
+  /// kept alive while the request is: its io_context and the RESTinio
+  /// connection `req` holds must outlive a request a storage worker or an
+  /// actor still holds after the server stopped. First, so it goes last.
+  std::shared_ptr<void> loop;
+  /// Its io_context; null for an answer made without one (a refusal of the
+  /// body gate: made and answered on one thread).
   asio::io_context* home = nullptr;
+  /// Set once the loop's thread stopped: continuations are dropped.
+  const std::atomic<bool>* home_stopped = nullptr;
   /// Kept until the exchange ends: `view` points into it. Its connection
   /// handle leaves it when the answer is written (exchange.cpp).
   restinio::request_handle_t req;

@@ -66,7 +66,7 @@ core::errc refusal_kind(int status) {
 // spreads connections over them) and its own deadline timer. Loops share
 // nothing on the request path but the services, so they never contend for a
 // lock of asio's.
-struct event_loop {
+struct event_loop : std::enable_shared_from_this<event_loop> {
   // Sockets and the timer are only used on the loop's thread (other threads
   // post to it), so the reactor's per-socket locks are left out; posting
   // stays locked.
@@ -74,6 +74,9 @@ struct event_loop {
   std::shared_ptr<deadline_list> deadlines;
   std::unique_ptr<server_type> srv;
   std::unique_ptr<restinio::on_pool_runner_t<server_type>> runner;
+  /// Set once its thread stopped: a continuation for one of its requests
+  /// is dropped instead of posted (nothing would run it).
+  std::atomic<bool> stopped{false};
 
   explicit event_loop(std::atomic<std::int64_t>& waiting)
       : deadlines(std::make_shared<deadline_list>(ioctx, waiting)) {}
@@ -116,7 +119,10 @@ struct server::impl {
       svc.cfg.batch.max_concurrent_uploads_per_organization);
   std::shared_ptr<upload_slots> uploads_by_ip = std::make_shared<upload_slots>(
       svc.cfg.batch.max_concurrent_uploads_per_ip);
-  std::vector<std::unique_ptr<event_loop>> loops;
+  // Shared with every request the loop read (exchange::impl::loop): its
+  // io_context, RESTinio server and connections outlive the requests, which
+  // storage workers or actors may still hold once the server stopped.
+  std::vector<std::shared_ptr<event_loop>> loops;
   bool running = false;
   std::string id_prefix = security::random_base62(6);
   std::atomic<std::uint64_t> next_id{0};
@@ -161,6 +167,8 @@ struct server::impl {
     p->deadlines = loop.deadlines;
     p->deadline_at = p->started + request_timeout;
     p->home = &loop.ioctx;
+    p->home_stopped = &loop.stopped;
+    p->loop = loop.shared_from_this();
     auto incoming = p->view.header("X-Request-Id");
     if (incoming && usable_request_id(*incoming))
       p->id = std::string{*incoming};
@@ -467,6 +475,7 @@ struct server::impl {
       if (loop->runner) {
         loop->runner->wait();
         loop->runner.reset();
+        loop->stopped.store(true);
       }
     for (auto& loop : loops)
       loop->deadlines->close();
@@ -486,7 +495,7 @@ std::string server::start() {
   std::chrono::milliseconds timeout(s.svc.cfg.http.request_timeout_ms);
   s.request_timeout = timeout;
   for (std::size_t i = 0; i < n; ++i)
-    s.loops.push_back(std::make_unique<event_loop>(s.svc.waiting));
+    s.loops.push_back(std::make_shared<event_loop>(s.svc.waiting));
   try {
     for (std::size_t i = 0; i < n; ++i)
       s.open_loop(i, n > 1);
