@@ -99,98 +99,107 @@ const actors::limit_decision& tighter_of(const actors::limit_decision& a,
 
 void admit(const call& c, actors::limit_check check, refusal_fn refused,
            admitted_fn run) {
-  auto a = std::make_shared<admission>();
-  a->c = c;
-  a->check = std::move(check);
-  a->refused = refused;
-  a->run = std::move(run);
-  a->enabled = c.svc->cfg.limits.enabled;
-  a->cached = cached_principal(*c.svc, c.req());
+  admission a;
+  a.c = c;
+  a.check = std::move(check);
+  a.refused = refused;
+  a.run = std::move(run);
+  a.enabled = c.svc->cfg.limits.enabled;
+  a.cached = cached_principal(*c.svc, c.req());
   limit_endpoint(a);
 }
 
 namespace {
 
 // The endpoint's decision taken: 429 or on.
-void endpoint_decided(const admission_ptr& a, const actors::limit_decision& d) {
+void endpoint_decided(admission& a, const actors::limit_decision& d) {
   // Answered while Redis decided (its deadline): nothing more to do.
-  if (a->c.ex->answered())
+  if (a.c.ex->answered())
     return;
-  a->first = d;
-  const auto& c = a->c;
+  a.first = d;
+  const auto& c = a.c;
   c.ex->set_rate(headers_of(d));
   if (!d.allowed) {
     if (d.refused_by != actors::limit_scope::key)
-      return c.ex->fail(a->refused(d));
-    count_usage(c, **a->cached, {});
+      return c.ex->fail(a.refused(d));
+    count_usage(c, **a.cached, {});
     return c.ex->fail(key_refusal(d));
   }
   authenticate(a);
 }
 
+// The key's decision taken: 429 or run.
+void key_decided(admission& a, const uc::principal& who,
+                 const actors::limit_decision& d) {
+  const auto& c = a.c;
+  if (c.ex->answered())
+    return;
+  if (!d.allowed) {
+    c.ex->set_rate(headers_of(d));
+    count_usage(c, who, {});
+    return c.ex->fail(key_refusal(d));
+  }
+  c.ex->set_rate(headers_of(tighter_of(a.first, d)));
+  a.run(c, who);
+}
+
 } // namespace
 
-void limit_endpoint(const admission_ptr& a) {
-  const auto& c = a->c;
-  const uc::principal* who = a->cached && *a->cached ? &**a->cached : nullptr;
+void limit_endpoint(admission& a) {
+  const auto& c = a.c;
+  const uc::principal* who = a.cached && *a.cached ? &**a.cached : nullptr;
   // A page reads its 429 too, when its key admitted the origin.
   if (who)
     allow_admitted_origin(c, *who);
-  if (!a->enabled)
+  if (!a.enabled)
     return authenticate(a);
   if (who && who->key && has_windows(who->key->limits))
-    a->check.key = key_scope_of(*who->key);
-  // Kept in this process: decided on this thread. Shared through Redis:
-  // its answer comes on Redis's thread and resumes at home.
-  decide(*c.svc, a->check, [a](const actors::limit_decision& d) {
-    if (a->c.ex->at_home())
-      return endpoint_decided(a, d);
-    a->c.ex->resume([a, d] { endpoint_decided(a, d); });
-  });
+    a.check.key = key_scope_of(*who->key);
+  // Kept in this process: decided on this thread.
+  if (!c.svc->shared_limits)
+    return endpoint_decided(a, c.svc->limiter.check(a.check));
+  // Shared through Redis: its answer comes on Redis's thread and resumes
+  // at home.
+  auto held = std::make_shared<admission>(std::move(a));
+  held->c.svc->shared_limits->check(
+      held->check, [held](const actors::limit_decision& d) {
+        held->c.ex->resume([held, d] { endpoint_decided(*held, d); });
+      });
 }
 
-void authenticate(const admission_ptr& a) {
-  const auto& c = a->c;
-  if (a->cached) {
-    if (!*a->cached)
-      return c.ex->fail(a->cached->error_value());
+void authenticate(admission& a) {
+  const auto& c = a.c;
+  if (a.cached) {
+    if (!*a.cached)
+      return c.ex->fail(a.cached->error_value());
     // The first step checked a cached key's windows already.
-    return a->run(c, **a->cached);
+    return a.run(c, **a.cached);
   }
-  with_caller(c, callers::validation,
-              [a](uc::account_env&, const uc::principal& who) {
-                a->c.ex->resume([a, who] {
-                  if (!a->c.ex->answered())
-                    limit_key(a, who);
+  auto held = std::make_shared<admission>(std::move(a));
+  with_caller(held->c, callers::validation,
+              [held](uc::account_env&, const uc::principal& who) {
+                held->c.ex->resume([held, who] {
+                  if (!held->c.ex->answered())
+                    limit_key(*held, who);
                 });
               });
 }
 
-void limit_key(const admission_ptr& a, const uc::principal& who) {
-  const auto& c = a->c;
+void limit_key(admission& a, const uc::principal& who) {
+  const auto& c = a.c;
   allow_admitted_origin(c, who);
-  if (!a->enabled || !who.key || !has_windows(who.key->limits))
-    return a->run(c, who);
+  if (!a.enabled || !who.key || !has_windows(who.key->limits))
+    return a.run(c, who);
   actors::limit_check k;
   k.key = key_scope_of(*who.key);
   k.now = steady_millis();
-  decide(*c.svc, k, [a, who](const actors::limit_decision& d) {
-    auto decided = [a, who, d] {
-      const auto& c = a->c;
-      if (c.ex->answered())
-        return;
-      if (!d.allowed) {
-        c.ex->set_rate(headers_of(d));
-        count_usage(c, who, {});
-        return c.ex->fail(key_refusal(d));
-      }
-      c.ex->set_rate(headers_of(tighter_of(a->first, d)));
-      a->run(c, who);
-    };
-    if (a->c.ex->at_home())
-      return decided();
-    a->c.ex->resume(decided);
-  });
+  if (!c.svc->shared_limits)
+    return key_decided(a, who, c.svc->limiter.check(k));
+  auto held = std::make_shared<admission>(std::move(a));
+  held->c.svc->shared_limits->check(
+      k, [held, who](const actors::limit_decision& d) {
+        held->c.ex->resume([held, who, d] { key_decided(*held, who, d); });
+      });
 }
 
 } // namespace mailassay::http

@@ -114,25 +114,24 @@ struct admission {
   actors::limit_decision first;
 };
 
-using admission_ptr = std::shared_ptr<admission>;
-
 // The chain, in order (docs/architecture.md, "The request path"). Each step
-// runs on the request's home thread; one that waits for storage or Redis
-// resumes there before the next step.
+// runs on the request's home thread. A request decided on that thread (a
+// cached key, limits kept in this process) goes through on the stack; a
+// step that waits for storage or Redis moves it to the heap and resumes on
+// the home thread before the next step.
 
 /// Step 1: the endpoint's scopes, and a cached key's windows, in one
 /// limiter check before any storage lookup; 429 or on to `authenticate`.
-void limit_endpoint(const admission_ptr& a);
+void limit_endpoint(admission& a);
 
 /// Step 2: the principal, from the key cache or else a storage worker;
 /// 401/403 or on to `limit_key` (or straight to `run` when the first step
 /// checked the key's windows already).
-void authenticate(const admission_ptr& a);
+void authenticate(admission& a);
 
 /// Step 3: the windows of a key authenticated by storage (the cache did not
 /// know it in step 1); 429 or on to `run`.
-void limit_key(const admission_ptr& a,
-               const use_cases::accounts::principal& who);
+void limit_key(admission& a, const use_cases::accounts::principal& who);
 
 /// Admits a request to a validation endpoint through the chain
 /// `limit_endpoint` -> `authenticate` -> `limit_key`, then runs
