@@ -140,7 +140,7 @@ struct server::impl {
     svc.stats.add_gauge_family(
         "mailassay_http_shed",
         "Requests answered 503 with Retry-After at once since the start, "
-        "because the queue they would wait on was full (issue #29).",
+        "because the queue they would wait on was full.",
         [&shed = svc.shed] {
           std::vector<std::pair<std::string, double>> out;
           for (auto q : {queue::requests, queue::storage, queue::validation})
