@@ -141,17 +141,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Waits until FILE contains TEXT (or the process PID dies).
-wait_for_line() {
-  local file=$1 text=$2 pid=$3
-  for _ in $(seq 1 100); do
-    grep -q "$text" "$file" 2>/dev/null && return 0
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  log "gave up waiting for '$text' in $file:"; cat "$file" >&2; exit 1
-}
-
 cat >"$work/zone" <<'EOF'
 # http_bench zone: one cached domain plus wildcards.
 cached.test 3600 MX 10 mx.cached.test
@@ -162,12 +151,12 @@ dns_port=$(free_port)
 "$dns_peer" --zone "$work/zone" --listen "127.0.0.1:$dns_port" \
   >"$work/dns.log" 2>&1 &
 pids+=($!)
-wait_for_line "$work/dns.log" "listening" "${pids[-1]}"
+bench_wait_for_line "$work/dns.log" "listening" "${pids[-1]}"
 
 bare_port=$(free_port)
 "$bare" --address 127.0.0.1 --port "$bare_port" >"$work/bare.log" 2>&1 &
 pids+=($!)
-wait_for_line "$work/bare.log" "listening" "${pids[-1]}"
+bench_wait_for_line "$work/bare.log" "listening" "${pids[-1]}"
 
 # The size of (c)'s body (a syntax failure's result): checked after the
 # warm-up below.
@@ -176,12 +165,12 @@ sized_port=$(free_port)
 "$bare" --address 127.0.0.1 --port "$sized_port" --body-bytes "$sized_bytes" \
   >"$work/sized.log" 2>&1 &
 pids+=($!)
-wait_for_line "$work/sized.log" "listening" "${pids[-1]}"
+bench_wait_for_line "$work/sized.log" "listening" "${pids[-1]}"
 
 hop_port=$(free_port)
 "$hop" --address 127.0.0.1 --port "$hop_port" >"$work/hop.log" 2>&1 &
 pids+=($!)
-wait_for_line "$work/hop.log" "listening" "${pids[-1]}"
+bench_wait_for_line "$work/hop.log" "listening" "${pids[-1]}"
 
 bench_jwt_secret
 # Far above what the load reaches: the limiter runs but never refuses.

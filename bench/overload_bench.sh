@@ -85,16 +85,6 @@ pids=()
 trap 'bench_stop_all; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 
-wait_for_line() {
-  local file=$1 text=$2 pid=$3
-  for _ in $(seq 1 100); do
-    grep -q "$text" "$file" 2>/dev/null && return 0
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  log "gave up waiting for '$text' in $file:"; cat "$file" >&2; exit 1
-}
-
 cat >"$work/zone" <<'EOF'
 cached.test 3600 MX 10 mx.cached.test
 mx.cached.test 3600 A 127.0.0.2
@@ -104,12 +94,12 @@ dns_port=$(free_port)
 "$dns_peer" --zone "$work/zone" --listen "127.0.0.1:$dns_port" \
   >"$work/dns.log" 2>&1 &
 pids+=($!)
-wait_for_line "$work/dns.log" "listening" "${pids[-1]}"
+bench_wait_for_line "$work/dns.log" "listening" "${pids[-1]}"
 
 bare_port=$(free_port)
 "$bare" --address 127.0.0.1 --port "$bare_port" >"$work/bare.log" 2>&1 &
 pids+=($!)
-wait_for_line "$work/bare.log" "listening" "${pids[-1]}"
+bench_wait_for_line "$work/bare.log" "listening" "${pids[-1]}"
 
 bench_jwt_secret
 # start NAME BINARY [VAR=VALUE...]: a service and its account; sets

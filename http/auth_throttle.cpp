@@ -26,16 +26,16 @@ void admit_signup(const call& c, std::function<void()> next) {
   check.signup_ip = actors::window_scope{
       c.req().client_ip, limits.signup_ip_per_hour, core::limits::hour};
   check.now = steady_millis();
-  decide(*c.svc, check,
-         [c, next = std::move(next)](const actors::limit_decision& d) {
-           if (d.reported != actors::limit_scope::none)
-             c.ex->set_rate(headers_of(d));
-           if (d.allowed)
-             return next();
-           c.ex->fail(too_many(
-               "Too many sign-ups from this IP, please try again later",
-               d.retry_after_seconds));
-         });
+  decide_at_home(c.ex, *c.svc, check,
+                 [c, next = std::move(next)](const actors::limit_decision& d) {
+                   if (d.reported != actors::limit_scope::none)
+                     c.ex->set_rate(headers_of(d));
+                   if (d.allowed)
+                     return next();
+                   c.ex->fail(too_many(
+                       "Too many sign-ups from this IP, please try again later",
+                       d.retry_after_seconds));
+                 });
 }
 
 namespace {
@@ -93,7 +93,10 @@ void admit_login(const call& c, std::string_view email,
       ip, failures,
       [c, account, next = std::move(next)](const actors::limit_decision& d,
                                            const actors::limit_decision& f) {
-        login_decided(c, account, d, f, next);
+        // Redis's thread: on at the request's home.
+        c.ex->resume([c, account, next, d, f] {
+          login_decided(c, account, d, f, next);
+        });
       });
 }
 

@@ -22,11 +22,25 @@ core::limits::millis steady_millis();
 /// this thread when the limits are kept in this process; when they are
 /// shared through Redis, on the Redis loop's thread once the script
 /// answered (or at once, decided locally, when Redis is down). Never waits.
+/// For a decision no request waits for (a failed login counted).
 template <class Then>
 void decide(const services& svc, const actors::limit_check& c, Then&& then) {
   if (!svc.shared_limits)
     return then(svc.limiter.check(c));
   svc.shared_limits->check(c, std::forward<Then>(then));
+}
+
+/// As `decide`, for the request of `ex`: `then` runs on its home thread
+/// (exchange::resume), so it may touch the request as the handler does.
+template <class Then>
+void decide_at_home(const exchange_ptr& ex, const services& svc,
+                    const actors::limit_check& c, Then then) {
+  if (!svc.shared_limits)
+    return then(svc.limiter.check(c));
+  svc.shared_limits->check(
+      c, [ex, then = std::move(then)](const actors::limit_decision& d) {
+        ex->resume([then, d] { then(d); });
+      });
 }
 
 /// Returns the `RateLimit-*` values of a limiter decision.

@@ -31,6 +31,18 @@ to_ms() {
     printf "%.3f", n }'
 }
 
+# bench_wait_for_line FILE TEXT PID: waits until FILE contains TEXT; exits
+# 1 showing FILE when PID dies or 10 s pass.
+bench_wait_for_line() {
+  local file=$1 text=$2 pid=$3
+  for _ in $(seq 1 100); do
+    grep -q "$text" "$file" 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  log "gave up waiting for '$text' in $file:"; cat "$file" >&2; exit 1
+}
+
 # bench_stop PID: SIGTERM, SIGKILL if still running 10 s later; reaps it
 # and sets bench_stopped_rc to its exit status. Not in a subshell: only the
 # shell that started it can wait for it.
