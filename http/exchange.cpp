@@ -151,8 +151,12 @@ void exchange::set_timeout_response(response r) {
 void exchange::time_out() {
   if (impl_->on_timeout)
     return respond(*impl_->on_timeout);
-  fail(core::make_error(core::errc::unavailable,
-                        "The request could not be completed in time"));
+  // Retry-After as a shed's: the client may come back when the server has
+  // caught up, rather than at once into the same backlog.
+  auto e = core::make_error(core::errc::unavailable,
+                            "The request could not be completed in time");
+  e.retry_after = 1;
+  fail(e);
 }
 
 void exchange::json(int status, std::string body) {

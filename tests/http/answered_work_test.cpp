@@ -108,6 +108,8 @@ TEST_SUITE("api.answered_work") {
     auto r = env.validate("ann@smtp.test");
     CHECK(r.status == 503);
     CHECK(json::parse(r.body)["code"] == "SERVICE_UNAVAILABLE");
+    // The deadline's 503 tells when to come back, as a shed's does.
+    CHECK(r.header("retry-after") == "1");
     lock.release();
     // The reservation went through once the lock was let go, and was given
     // back: the refund is the proof the ledger was reached.

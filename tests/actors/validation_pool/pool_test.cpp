@@ -33,16 +33,54 @@ struct counting_store final : actors::credits::ledger_store {
   }
 };
 
+// A scheduler stand-in: every address is accepted by its MX host at once,
+// so the pipeline's credit is the one left to settle.
+actors::smtp::scheduler_actor::behavior_type accepting_scheduler() {
+  return {
+      [](actors::smtp::probe_address& ask) {
+        core::smtp::address_outcome o;
+        o.address = ask.address;
+        o.host = "mx." + ask.domain;
+        o.answered = true;
+        o.attempts = 1;
+        o.rcpt.verdict = core::smtp::rcpt_verdict::accepted;
+        o.rcpt.code = 250;
+        return o;
+      },
+      [](actors::smtp::session_idle&) {},
+      [](actors::smtp::session_ended&) {},
+      [](actors::smtp::mx_addresses&) {},
+      [](actors::smtp::route_wake&) {},
+      [](actors::smtp::host_wake&) {},
+      [](actors::smtp::scheduler_stop&) { return true; },
+      [](actors::smtp::scheduler_politeness&) { return true; },
+      [](actors::smtp::scheduler_forget_expired&) { return std::size_t{0}; },
+  };
+}
+
+// Whether `counter` reaches `n` within a few seconds.
+bool reaches(const std::atomic<std::uint64_t>& counter, std::uint64_t n) {
+  for (int i = 0; i < 500 && counter.load() < n; ++i)
+    std::this_thread::sleep_for(10ms);
+  return counter.load() == n;
+}
+
 struct fixture {
   tests::peers::dns_peer dns;
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> sys;
   std::shared_ptr<net::dns_resolver> resolver;
   std::shared_ptr<counting_store> store = std::make_shared<counting_store>();
+  std::shared_ptr<actors::credits::ledger_counters> counters =
+      std::make_shared<actors::credits::ledger_counters>();
   actors::credits::ledger_actor ledger;
+  actors::smtp::scheduler_actor scheduler;
   std::unique_ptr<actors::validation_pool> pool;
 
-  explicit fixture(std::chrono::milliseconds dns_timeout = 500ms) {
+  /// `probing`: SMTP validations are probed by `accepting_scheduler`;
+  /// otherwise there is no scheduler and they are answered unprobed.
+  explicit fixture(std::chrono::milliseconds dns_timeout = 500ms,
+                   bool probing = false) {
     dns.add_mx("cached.test", 10, "mx.cached.test");
     dns.add_mx("fresh.test", 10, "mx.fresh.test");
     cfg.set("scheduler.max-threads", 2);
@@ -57,16 +95,18 @@ struct fixture {
     syntax.allow_test_domains = true;
     auto v = std::make_shared<actors::validation::validator>(
         std::make_shared<const core::risk::lists>(), resolver, syntax);
-    ledger = actors::credits::spawn_ledger(
-        *sys, store, std::make_shared<actors::credits::ledger_counters>());
-    // No scheduler: probing is off, so SMTP requests are answered unprobed.
-    pool = std::make_unique<actors::validation_pool>(
-        *sys, v, 2, ledger, actors::smtp::scheduler_actor{});
+    ledger = actors::credits::spawn_ledger(*sys, store, counters);
+    if (probing)
+      scheduler = sys->spawn(accepting_scheduler);
+    pool = std::make_unique<actors::validation_pool>(*sys, v, 2, ledger,
+                                                     scheduler);
   }
 
   ~fixture() {
     pool->stop();
     caf::anon_send_exit(ledger, caf::exit_reason::user_shutdown);
+    if (scheduler)
+      caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
     resolver->shutdown();
     sys.reset();
   }
@@ -77,13 +117,18 @@ struct fixture {
     actors::validation::result result;
   };
 
-  // Submits `email`; returns its answer to come.
-  std::future<answer> start(const std::string& email, bool smtp = false) {
+  // Submits `email`; returns its answer to come. `answered`: the caller's
+  // flag, as an HTTP request hands it on.
+  std::future<answer>
+  start(const std::string& email, bool smtp = false,
+        std::shared_ptr<const std::atomic<bool>> answered = nullptr) {
     auto promise = std::make_shared<std::promise<answer>>();
     auto future = promise->get_future();
     actors::validation::request req;
     req.email = email;
     req.smtp = smtp;
+    req.organization_id = "org";
+    req.answered = std::move(answered);
     pool->submit({std::move(req), [promise](actors::validation::result r) {
                     promise->set_value({std::this_thread::get_id(), r});
                   }});
@@ -216,5 +261,49 @@ TEST_SUITE("actors.validation_pool") {
     REQUIRE(a.result.refused);
     CHECK(a.result.refused->code == core::errc::unavailable);
     CHECK(a.result.refused->message == "The server is shutting down");
+  }
+
+  TEST_CASE("a probe's credit is settled by a caller that can tell whether "
+            "its answer was delivered: kept if it was, given back if not") {
+    fixture f{500ms, true};
+    auto flag = std::make_shared<std::atomic<bool>>(false);
+    auto first = f.start("jane@fresh.test", true, flag);
+    REQUIRE(first.wait_for(5s) == std::future_status::ready);
+    auto a = first.get();
+    CHECK(a.result.smtp.checked);
+    CHECK(a.result.credits_used == 1);
+    CHECK(f.store->takes == 1);
+    // Neither kept nor given back until the caller says.
+    REQUIRE(a.result.settle_credit);
+    std::this_thread::sleep_for(50ms);
+    CHECK(f.counters->committed == 0);
+    CHECK(f.store->gives == 0);
+    // Its request was answered (the deadline's 503) before this answer
+    // arrived: the credit goes back.
+    a.result.settle_credit(false);
+    CHECK(reaches(f.counters->refunded, 1));
+    CHECK(f.store->gives == 1);
+    CHECK(f.counters->committed == 0);
+
+    // Delivered: kept.
+    auto second = f.start("john@fresh.test", true, flag);
+    REQUIRE(second.wait_for(5s) == std::future_status::ready);
+    auto b = second.get();
+    REQUIRE(b.result.settle_credit);
+    b.result.settle_credit(true);
+    CHECK(reaches(f.counters->committed, 1));
+    CHECK(f.store->gives == 1);
+  }
+
+  TEST_CASE("a caller that always takes the answer (a batch, the CLI) has "
+            "the credit kept by the pipeline") {
+    fixture f{500ms, true};
+    auto pending = f.start("jane@fresh.test", true);
+    REQUIRE(pending.wait_for(5s) == std::future_status::ready);
+    auto a = pending.get();
+    CHECK(a.result.smtp.checked);
+    CHECK_FALSE(a.result.settle_credit);
+    CHECK(reaches(f.counters->committed, 1));
+    CHECK(f.store->gives == 0);
   }
 }
