@@ -28,6 +28,14 @@ void deadline_list::remove(exchange::impl& x) {
   unlink(x);
 }
 
+void deadline_list::fail_all(const core::error& e) {
+  std::vector<std::shared_ptr<exchange>> waiting;
+  while (head_)
+    waiting.push_back(unlink(*head_));
+  for (auto& ex : waiting)
+    ex->fail(e);
+}
+
 void deadline_list::close() {
   closed_ = true;
   // Dropped after the walk: an exchange let go answers itself (500) in its

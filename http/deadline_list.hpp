@@ -32,6 +32,10 @@ public:
   /// Removes an exchange if it is in the list.
   void remove(exchange::impl& x);
 
+  /// Answers every listed request with `e` now (the server stops while
+  /// they wait): each leaves the list, and its work is cancelled.
+  void fail_all(const core::error& e);
+
   /// Forgets every request and frees the timer (before the I/O context
   /// goes away, its thread stopped); later `add`s do nothing.
   void close();

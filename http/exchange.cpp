@@ -30,13 +30,20 @@ void exchange::settle() {
   // (and a connection slot) hanging. Nobody else can reach the state now,
   // and it is not listed (the deadline list owns what it lists), so it is
   // answered on this thread, wherever that is.
-  if (!impl_->done)
-    answer_here(
-        response{status_of(core::errc::internal),
-                 codec::error_body(core::make_error(
-                     core::errc::internal, "request dropped unanswered")),
-                 "application/json",
-                 {}});
+  if (impl_->done)
+    return;
+  // Its loop stopped (the server is gone or going): no answer would be
+  // sent, and the server's counters and hooks may be freed already.
+  if (impl_->home_stopped && impl_->home_stopped->load()) {
+    impl_->done = true;
+    impl_->cancelled.store(true, std::memory_order_release);
+    return;
+  }
+  answer_here(response{status_of(core::errc::internal),
+                       codec::error_body(core::make_error(
+                           core::errc::internal, "request dropped unanswered")),
+                       "application/json",
+                       {}});
 }
 
 const request_view& exchange::request() const {

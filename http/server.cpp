@@ -468,6 +468,22 @@ struct server::impl {
   }
 
   void stop_loops() {
+    // Requests still waiting (past the drain's grace) get their 503 while
+    // their loops still write, and their work is cancelled (issue #29).
+    std::vector<std::future<void>> answered;
+    for (auto& loop : loops) {
+      if (!loop->runner)
+        continue;
+      auto done = std::make_shared<std::promise<void>>();
+      answered.push_back(done->get_future());
+      asio::post(loop->ioctx, [loop, done] {
+        loop->deadlines->fail_all(core::make_error(
+            core::errc::unavailable, "The server is shutting down"));
+        done->set_value();
+      });
+    }
+    for (auto& f : answered)
+      f.wait_for(std::chrono::seconds(5));
     for (auto& loop : loops)
       if (loop->runner)
         loop->runner->stop();

@@ -71,8 +71,16 @@ void run_validation(const call& c, const uc::principal& who,
   // taken or kept once the request was answered (issue #29).
   req.answered = c.ex->cancel_flag();
   req.deadline = c.ex->deadline();
+  auto answered = req.answered;
   c.svc->validation.submit(
-      {std::move(req), [c, answer](actors::validation::result&& r) {
+      {std::move(req), [c, answer, answered](actors::validation::result&& r) {
+         // Answered already (its deadline, the server stopping): not
+         // delivered, and its loop may run nothing more; settled here.
+         if (answered->load(std::memory_order_acquire)) {
+           if (r.settle_credit)
+             r.settle_credit(false);
+           return;
+         }
          // On the request's home thread, where answering and the credit's
          // fate are decided together: delivered keeps it, else it goes back.
          c.ex->resume([c, answer, r = std::move(r)]() mutable {

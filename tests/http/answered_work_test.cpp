@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <future>
 #include <map>
 #include <sqlite3.h>
 #include <stdexcept>
@@ -27,12 +28,12 @@ slowdns.test MX 10 mx.peer.test
 )";
 
 struct answered_env : smtp_service {
-  answered_env() {
+  explicit answered_env(std::string request_timeout_ms = "1500") {
     // held.test's server answers RCPT only when the test lets it.
     mx.add_rule("*@held.test", smtp_rcpt_behaviour::held);
     mx.add_rule("*@smtp.test", smtp_rcpt_behaviour::accept);
     start(zone,
-          {{"MAILASSAY_HTTP_REQUEST_TIMEOUT_MS", "1500"},
+          {{"MAILASSAY_HTTP_REQUEST_TIMEOUT_MS", request_timeout_ms},
            {"MAILASSAY_DNS_TIMEOUT_MS", "10000"},
            {"MAILASSAY_SMTP_CONNECTIONS_PER_SECOND_PER_HOST", "0"},
            {"MAILASSAY_SMTP_MAX_SESSIONS_PER_HOST", "0"},
@@ -159,5 +160,22 @@ TEST_SUITE("api.answered_work") {
     // The credit taken for the probe came back before the answer.
     CHECK(env.balance() == before);
     env.mx.release_held();
+  }
+
+  TEST_CASE("a request still waiting when the server stops gets its 503 "
+            "before the server goes, not a closed connection") {
+    // Its deadline is far; its domain's answer comes after the drain's
+    // grace (10 s).
+    answered_env env{"60000"};
+    env.dns.set_delay("slowdns.test", std::chrono::seconds(30));
+    auto pending = std::async(std::launch::async,
+                              [&] { return env.validate("ann@slowdns.test"); });
+    REQUIRE(eventually([&] { return env.dns.peak_delayed() >= 1; }));
+    CHECK(env.srv->stop() == 0);
+    REQUIRE(pending.wait_for(std::chrono::seconds(5)) ==
+            std::future_status::ready);
+    auto r = pending.get();
+    CHECK(r.status == 503);
+    CHECK(json::parse(r.body)["message"] == "The server is shutting down");
   }
 }
