@@ -166,6 +166,13 @@ void exchange::time_out() {
   fail(e);
 }
 
+void exchange::client_gone() {
+  if (impl_->done)
+    return;
+  impl_->close_connection = true;
+  respond(response{499, {}, "text/plain", {}});
+}
+
 void exchange::json(int status, std::string body) {
   respond(response{status, std::move(body), "application/json", {}});
 }

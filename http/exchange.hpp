@@ -195,6 +195,11 @@ public:
   /// Answers with the timeout response; called by the deadline timer.
   void time_out();
 
+  /// The client closed its connection before the answer (home thread): the
+  /// request ends as answered, 499 in the log as nginx counts it, so its
+  /// work stops; nothing is sent that anyone would read.
+  void client_gone();
+
   /// Returns whether a response was written. From another thread the
   /// answer may be stale by the time it is read: a "no" only says the
   /// request was not answered when the home thread last wrote.

@@ -15,6 +15,8 @@
 
 namespace mailassay::http {
 
+class gated_socket;
+
 /// What every socket made on an I/O context needs from its server: the
 /// gate's limits, the read timeout, and how to render a refusal (an asio
 /// service, so no global state).
@@ -57,6 +59,11 @@ public:
   std::function<void(std::string head, const asio::ip::address& peer,
                      std::function<void(upload_admission)> done)>
       admit_upload;
+
+  /// The socket whose bytes RESTinio parses now (on the context's thread):
+  /// the request it completes is dispatched meanwhile, and finds its
+  /// connection's socket here. Null otherwise.
+  gated_socket* parsing = nullptr;
 
 private:
   void shutdown() override {}

@@ -255,10 +255,22 @@ private:
                               asio::bind_executor(e, std::move(*this)));
     }
 
+    // Hands `n` decided bytes to RESTinio; a request they complete is
+    // dispatched inside and finds this socket (gate_service::parsing).
+    void hand_over(std::size_t n) {
+      auto* svc = self->svc_;
+      svc->parsing = self;
+      std::move(handler)(asio::error_code{}, n);
+      svc->parsing = nullptr;
+    }
+
     void complete_later(asio::error_code ec, std::size_t n) {
       auto e = ex;
-      asio::post(e, [h = std::move(handler), ec, n]() mutable {
+      // As `hand_over` (the handler holds the connection, so the socket).
+      asio::post(e, [h = std::move(handler), ec, n, s = self]() mutable {
+        s->svc_->parsing = s;
         std::move(h)(ec, n);
+        s->svc_->parsing = nullptr;
       });
     }
 
@@ -295,7 +307,7 @@ private:
           s.keep_aside(base + filled - v.keep, v.keep, cap);
         s.start_check();
         s.delivered();
-        return std::move(handler)(asio::error_code{}, v.deliver);
+        return hand_over(v.deliver);
       }
       if (v.grow) {
         s.big_ = std::make_unique<std::string>(base, filled);
@@ -310,7 +322,7 @@ private:
       if (v.keep > 0)
         s.keep_aside(base + filled - v.keep, v.keep, cap);
       s.delivered();
-      std::move(handler)(asio::error_code{}, v.deliver);
+      hand_over(v.deliver);
     }
 
     // The same in the socket's own buffer: once decided, its bytes go to
@@ -342,8 +354,7 @@ private:
         s.gate_.injected();
       }
       s.delivered();
-      auto n = s.take_out(base, cap);
-      std::move(handler)(asio::error_code{}, n);
+      hand_over(s.take_out(base, cap));
     }
 
     // Answers the request with `status`, once RESTinio writes nothing, and

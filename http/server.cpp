@@ -11,6 +11,7 @@
 #include "http/exchange_impl.hpp"
 #include "http/gated_socket.hpp"
 #include "http/handler_support.hpp"
+#include "http/peer_watch.hpp"
 #include "http/rate_limit.hpp"
 #include "http/request_intake.hpp"
 #include "http/router.hpp"
@@ -72,6 +73,7 @@ struct event_loop : std::enable_shared_from_this<event_loop> {
   // stays locked.
   asio::io_context ioctx{ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   std::shared_ptr<deadline_list> deadlines;
+  gate_service* gates = nullptr; ///< The gated sockets' service of `ioctx`.
   std::unique_ptr<server_type> srv;
   std::unique_ptr<restinio::on_pool_runner_t<server_type>> runner;
   /// Set once its thread stopped: a continuation for one of its requests
@@ -181,7 +183,14 @@ struct server::impl {
     p->route = m.found ? m.found->pattern : "unmatched";
     p->view.params = std::move(m.params);
     svc.in_flight++;
+    auto* socket = loop.gates->parsing;
     dispatch(loop, ex, m);
+    // Waiting: a client that goes meanwhile ends it (and its work) at once.
+    if (socket && !ex->answered())
+      watch_peer(socket->lowest_layer(), [weak = std::weak_ptr<exchange>(ex)] {
+        if (auto ex = weak.lock())
+          ex->client_gone();
+      });
     return restinio::request_accepted();
   }
 
@@ -408,6 +417,7 @@ struct server::impl {
     auto upload_limit = static_cast<std::uint64_t>(
         svc.cfg.batch.max_file_bytes + multipart_allowance);
     auto& gate = asio::use_service<gate_service>(loop.ioctx);
+    loop.gates = &gate;
     gate.limits = body_limits{upload_limit, hard_body_limit};
     gate.head =
         head_limits{static_cast<std::size_t>(svc.cfg.http.max_head_bytes),

@@ -178,4 +178,36 @@ TEST_SUITE("api.answered_work") {
     CHECK(r.status == 503);
     CHECK(json::parse(r.body)["message"] == "The server is shutting down");
   }
+
+  TEST_CASE("a client that leaves while its request waits ends the request "
+            "at once: no credit is taken and no probe starts") {
+    answered_env env{"60000"};
+    // The domain's answer comes seconds after the client has gone.
+    env.dns.set_delay("slowdns.test", std::chrono::milliseconds(3000));
+    auto before = env.balance();
+    auto rcpts = env.mx.commands("RCPT");
+    std::string body =
+        R"({"email":"ann@slowdns.test","smtp":true,"timeout":10000})";
+    std::string request = "POST /v2/email/validate HTTP/1.1\r\nHost: t\r\n"
+                          "Authorization: Bearer " +
+                          env.key +
+                          "\r\nContent-Type: application/json\r\n"
+                          "Content-Length: " +
+                          std::to_string(body.size()) + "\r\n\r\n" + body;
+    // Sent, then the client waits 300 ms for nothing and closes.
+    CHECK(raw_exchange(env.srv->port(), request, 300).empty());
+    REQUIRE(eventually([&] { return env.dns.peak_delayed() >= 1; }));
+    // The request ended with its client, not at its deadline (a minute) nor
+    // once its domain answered.
+    CHECK(eventually(
+        [&] { return env.a->metric("mailassay_http_waiting") == 0; },
+        std::chrono::milliseconds(2000), std::chrono::milliseconds(20)));
+    // Once the domain answered: no credit, no probe.
+    std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+    CHECK(env.ledger_sum("smtp_check") == 0);
+    CHECK(env.balance() == before);
+    CHECK(env.mx.commands("RCPT") == rcpts);
+    // The connection's next client is served as ever.
+    CHECK(env.validate("next@smtp.test", false).status == 200);
+  }
 }
