@@ -152,15 +152,18 @@ namespace {
 // check is all-or-nothing across its scopes, whichever shards they hash to.
 class locked_shards {
 public:
-  locked_shards(const limiter_shared& sh, const scope_ids& ids) : sh_(sh) {
-    ids.for_each([&](const hashed_id& id) { add(sh_.index_of(id)); });
-    for (std::size_t i = 0; i < size_; ++i)
-      shard(i).mtx.lock();
+  locked_shards(const limiter_shared& sh, const scope_ids& ids) {
+    std::size_t index[7];
+    ids.for_each([&](const hashed_id& id) { add(index, sh.index_of(id)); });
+    for (std::size_t i = 0; i < size_; ++i) {
+      shard_[i] = sh.shards[index[i]].get();
+      shard_[i]->mtx.lock();
+    }
   }
 
   ~locked_shards() {
     for (std::size_t i = size_; i > 0; --i)
-      shard(i - 1).mtx.unlock();
+      shard_[i - 1]->mtx.unlock();
   }
 
   locked_shards(const locked_shards&) = delete;
@@ -168,33 +171,32 @@ public:
 
   // After a change at caller time `now`: every shard held records the time
   // and adds what changed in its tables to the gauges.
-  void done(core::limits::millis now, const caf::actor_clock& clock,
+  void done(core::limits::millis now, caf::actor_system& sys,
             limiter_gauges& g) {
     for (std::size_t i = 0; i < size_; ++i) {
-      auto& s = shard(i);
-      s.saw(now, clock);
-      s.publish(g);
+      shard_[i]->saw(now, sys);
+      shard_[i]->publish(g);
     }
   }
 
 private:
-  // Inserts `index` in order, once (a handful of entries: no sort call).
-  void add(std::size_t index) {
+  // Inserts `value` into `index` in order, once (a handful of entries: no
+  // sort call).
+  void add(std::size_t* index, std::size_t value) {
     auto i = size_;
-    while (i > 0 && index_[i - 1] > index)
+    while (i > 0 && index[i - 1] > value)
       --i;
-    if (i > 0 && index_[i - 1] == index)
+    if (i > 0 && index[i - 1] == value)
       return;
     for (auto j = size_; j > i; --j)
-      index_[j] = index_[j - 1];
-    index_[i] = index;
+      index[j] = index[j - 1];
+    index[i] = value;
     ++size_;
   }
-  limiter_shard& shard(std::size_t i) { return *sh_.shards[index_[i]]; }
 
-  const limiter_shared& sh_;
-  // One per scope a check can name: ip, key, device, widget ip, 3 auth.
-  std::size_t index_[7] = {};
+  // One per scope a check can name: ip, key, device, widget ip, 3 auth; in
+  // index order.
+  limiter_shard* shard_[7];
   std::size_t size_ = 0;
 };
 
@@ -210,8 +212,11 @@ scope_ids::scope_ids(const limit_check& c) {
   if (c.widget_ip)
     widget_ip.emplace(c.widget_ip->id);
   for_auth_scopes(c, [&](const window_scope& w, limit_scope scope) {
-    auth_text[auth_size] = auth_id(scope, w);
-    auth[auth_size] = hashed_id{auth_text[auth_size]};
+    if (!auth_text)
+      auth_text.emplace();
+    auto& text = (*auth_text)[auth_size];
+    text = auth_id(scope, w);
+    auth[auth_size] = hashed_id{text};
     ++auth_size;
   });
 }
@@ -372,7 +377,7 @@ sweeper(rate_limiter_actor::stateful_pointer<sweeper_state> self,
         scope_ids ids{c};
         locked_shards held{sh, ids};
         auto d = sh.check(c, ids, sh.ip_per_minute.load());
-        held.done(c.now, self->clock(), sh.gauges);
+        held.done(c.now, self->system(), sh.gauges);
         return d;
       },
       [self](limiter_tick) {
@@ -421,7 +426,7 @@ limit_decision rate_limiter::check(const limit_check& c) {
   scope_ids ids{c};
   locked_shards held{sh, ids};
   auto d = sh.check(c, ids, sh.ip_per_minute.load());
-  held.done(c.now, sys_.clock(), sh.gauges);
+  held.done(c.now, sys_, sh.gauges);
   return d;
 }
 
@@ -499,7 +504,7 @@ void rate_limiter::adopt(const limit_check& c,
       }
     }
   }
-  held.done(c.now, sys_.clock(), sh.gauges);
+  held.done(c.now, sys_, sh.gauges);
 }
 
 std::int64_t rate_limiter::ip_per_minute() const {

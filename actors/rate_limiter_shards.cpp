@@ -54,11 +54,6 @@ table_figures figures_of(const limiter_tables& t) {
   return f;
 }
 
-std::uint64_t changes_of(const limiter_tables& t) {
-  return t.ip.changes() + t.keys.changes() + t.device.changes() +
-         t.widget_ip.changes() + t.auth.changes();
-}
-
 limiter_shared::limiter_shared(const rate_limiter_options& o)
     : opts(o), ip_per_minute(o.ip_per_minute) {
   auto n = shard_count(o.shards);

@@ -10,6 +10,7 @@
 
 #include <caf/all.hpp>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -93,7 +94,9 @@ struct scope_ids {
   std::optional<hashed_id> ip, key, device, widget_ip;
   /// The account endpoints' scopes present (login ip, login account,
   /// sign-up ip, in that order): their ids and the ids' texts.
-  std::string auth_text[3];
+  /// (Only the account endpoints' checks have them: the texts are made
+  /// then, no empty strings for the others.)
+  std::optional<std::array<std::string, 3>> auth_text;
   hashed_id auth[3];
   std::size_t auth_size = 0;
 };
@@ -126,7 +129,10 @@ table_figures figures_of(const limiter_tables& t);
 
 /// The buckets inserted into and removed from `t` so far: its figures
 /// change only with it.
-std::uint64_t changes_of(const limiter_tables& t);
+inline std::uint64_t changes_of(const limiter_tables& t) {
+  return t.ip.changes() + t.keys.changes() + t.device.changes() +
+         t.widget_ip.changes() + t.auth.changes();
+}
 
 /// The buckets whose ids hash to one shard -- every window of a scope
 /// (an IP's, a key's minute, hour and day) lives in the shard of its id --
@@ -151,13 +157,14 @@ struct limiter_shard {
   std::uint64_t published_changes = 0;
 
   // Records caller time `now` (checks arrive in about that order).
-  void saw(core::limits::millis now, const caf::actor_clock& clock) {
+  // The actor clock is asked only then (`sys.clock()` is a call).
+  void saw(core::limits::millis now, caf::actor_system& sys) {
     if (now < last_now)
       return;
     last_now = now;
     if (now - seen_now >= std::chrono::seconds(1)) {
       seen_now = now;
-      last_seen = clock.now();
+      last_seen = sys.clock().now();
     }
   }
 
