@@ -27,8 +27,9 @@ using core::limits::window_spec;
 // check.
 template <class Bucket>
 struct bucket_list {
-  Bucket* buckets[12] = {};
-  limit_scope scopes[12] = {};
+  // Only [0, size) is read: left uninitialised (filled on every check).
+  Bucket* buckets[12];
+  limit_scope scopes[12];
   std::size_t size = 0;
 
   void add(Bucket* b, limit_scope scope) {
@@ -38,8 +39,8 @@ struct bucket_list {
   }
 };
 
-token_bucket& one_window(bucket_table<std::string>& table,
-                         const std::string& id, window_spec spec, millis now) {
+token_bucket& one_window(text_table& table, const hashed_id& id,
+                         window_spec spec, millis now) {
   auto& b =
       table.find_or_insert(id, now, [&] { return token_bucket(spec, now); });
   // A changed limit applies to this request (no-op when unchanged).
@@ -151,72 +152,91 @@ namespace {
 // check is all-or-nothing across its scopes, whichever shards they hash to.
 class locked_shards {
 public:
-  locked_shards(const limiter_shared& sh, const limit_check& c) : sh_(sh) {
-    if (c.ip)
-      add(c.ip->ip);
-    if (c.key)
-      add(c.key->key_id);
-    if (c.device)
-      add(c.device->id);
-    if (c.widget_ip)
-      add(c.widget_ip->id);
-    for_auth_scopes(c, [&](const window_scope& w, limit_scope scope) {
-      add(auth_id(scope, w));
-    });
-    std::sort(index_, index_ + size_);
-    size_ =
-        static_cast<std::size_t>(std::unique(index_, index_ + size_) - index_);
-    for (std::size_t i = 0; i < size_; ++i)
-      shard(i).mtx.lock();
+  locked_shards(const limiter_shared& sh, const scope_ids& ids) {
+    std::size_t index[7];
+    ids.for_each([&](const hashed_id& id) { add(index, sh.index_of(id)); });
+    for (std::size_t i = 0; i < size_; ++i) {
+      shard_[i] = sh.shards[index[i]].get();
+      shard_[i]->mtx.lock();
+    }
   }
 
   ~locked_shards() {
     for (std::size_t i = size_; i > 0; --i)
-      shard(i - 1).mtx.unlock();
+      shard_[i - 1]->mtx.unlock();
   }
 
   locked_shards(const locked_shards&) = delete;
   locked_shards& operator=(const locked_shards&) = delete;
 
-  // The time of a check, and the gauges after it, for every shard held.
-  void saw(core::limits::millis now, const caf::actor_clock& clock) {
-    for (std::size_t i = 0; i < size_; ++i)
-      shard(i).saw(now, clock);
-  }
-  void publish(limiter_gauges& g) {
-    for (std::size_t i = 0; i < size_; ++i)
-      shard(i).publish(g);
+  // After a change at caller time `now`: every shard held records the time
+  // and adds what changed in its tables to the gauges.
+  void done(core::limits::millis now, caf::actor_system& sys,
+            limiter_gauges& g) {
+    for (std::size_t i = 0; i < size_; ++i) {
+      shard_[i]->saw(now, sys);
+      shard_[i]->publish(g);
+    }
   }
 
 private:
-  void add(std::string_view id) { index_[size_++] = sh_.index_of(id); }
-  limiter_shard& shard(std::size_t i) { return *sh_.shards[index_[i]]; }
+  // Inserts `value` into `index` in order, once (a handful of entries: no
+  // sort call).
+  void add(std::size_t* index, std::size_t value) {
+    auto i = size_;
+    while (i > 0 && index[i - 1] > value)
+      --i;
+    if (i > 0 && index[i - 1] == value)
+      return;
+    for (auto j = size_; j > i; --j)
+      index[j] = index[j - 1];
+    index[i] = value;
+    ++size_;
+  }
 
-  const limiter_shared& sh_;
-  // One per scope a check can name: ip, key, device, widget ip, 3 auth.
-  std::size_t index_[7] = {};
+  // One per scope a check can name: ip, key, device, widget ip, 3 auth; in
+  // index order.
+  limiter_shard* shard_[7];
   std::size_t size_ = 0;
 };
 
 } // namespace
 
-limit_decision limiter_shared::check(const limit_check& c,
+scope_ids::scope_ids(const limit_check& c) {
+  if (c.ip)
+    ip.emplace(c.ip->ip);
+  if (c.key)
+    key.emplace(c.key->key_id);
+  if (c.device)
+    device.emplace(c.device->id);
+  if (c.widget_ip)
+    widget_ip.emplace(c.widget_ip->id);
+  for_auth_scopes(c, [&](const window_scope& w, limit_scope scope) {
+    if (!auth_text)
+      auth_text.emplace();
+    auto& text = (*auth_text)[auth_size];
+    text = auth_id(scope, w);
+    auth[auth_size] = hashed_id{text};
+    ++auth_size;
+  });
+}
+
+limit_decision limiter_shared::check(const limit_check& c, const scope_ids& ids,
                                      std::int64_t ip_limit) {
   auto now = c.now;
   bucket_list<token_bucket> list;
   if (c.ip)
     if (auto spec = ip_window(ip_limit, *c.ip))
-      list.add(&one_window(tables_of(c.ip->ip).ip, c.ip->ip, *spec, now),
+      list.add(&one_window(tables_of(*ids.ip).ip, *ids.ip, *spec, now),
                limit_scope::ip);
   if (c.key) {
     key_specs specs{c.key->limits};
-    auto& keys = tables_of(c.key->key_id).keys;
+    auto& keys = tables_of(*ids.key).keys;
     if (specs.empty()) {
-      keys.erase(c.key->key_id);
+      keys.erase(*ids.key);
     } else {
-      auto& w = keys.find_or_insert(c.key->key_id, now, [&] {
-        return multi_window(specs.vector(), now);
-      });
+      auto& w = keys.find_or_insert(
+          *ids.key, now, [&] { return multi_window(specs.vector(), now); });
       // Changed limits apply to this request.
       if (!specs.same_as(w.specs()))
         w.reshape(specs.vector(), now);
@@ -227,18 +247,18 @@ limit_decision limiter_shared::check(const limit_check& c,
   if (c.device)
     if (auto spec = widget_window(*c.device))
       list.add(
-          &one_window(tables_of(c.device->id).device, c.device->id, *spec, now),
+          &one_window(tables_of(*ids.device).device, *ids.device, *spec, now),
           limit_scope::device);
   if (c.widget_ip)
     if (auto spec = widget_window(*c.widget_ip))
-      list.add(&one_window(tables_of(c.widget_ip->id).widget_ip,
-                           c.widget_ip->id, *spec, now),
+      list.add(&one_window(tables_of(*ids.widget_ip).widget_ip, *ids.widget_ip,
+                           *spec, now),
                limit_scope::ip);
+  std::size_t auth_index = 0;
   for_auth_scopes(c, [&](const window_scope& w, limit_scope scope) {
-    if (auto spec = widget_window(w)) {
-      auto id = auth_id(scope, w);
+    const auto& id = ids.auth[auth_index++];
+    if (auto spec = widget_window(w))
       list.add(&one_window(tables_of(id).auth, id, *spec, now), scope);
-    }
   });
   auto d =
       to_decision(list, core::limits::take_all({list.buckets, list.size}, now));
@@ -247,15 +267,15 @@ limit_decision limiter_shared::check(const limit_check& c,
   return d;
 }
 
-limit_decision limiter_shared::peek(const limit_check& c,
+limit_decision limiter_shared::peek(const limit_check& c, const scope_ids& ids,
                                     std::int64_t ip_limit) const {
   auto now = c.now;
   bucket_list<const token_bucket> list;
   // An absent bucket behaves like a new, full one.
   std::optional<token_bucket> fresh[12];
   std::size_t fresh_used = 0;
-  auto one = [&](const bucket_table<std::string>& table, const std::string& id,
-                 window_spec spec, limit_scope scope) {
+  auto one = [&](const text_table& table, const hashed_id& id, window_spec spec,
+                 limit_scope scope) {
     const auto* b = table.peek(id);
     if (!b || !(b->spec() == spec)) {
       auto& tmp = fresh[fresh_used++];
@@ -267,12 +287,12 @@ limit_decision limiter_shared::peek(const limit_check& c,
   };
   if (c.ip)
     if (auto spec = ip_window(ip_limit, *c.ip))
-      one(tables_of(c.ip->ip).ip, c.ip->ip, *spec, limit_scope::ip);
+      one(tables_of(*ids.ip).ip, *ids.ip, *spec, limit_scope::ip);
   std::optional<multi_window> reshaped;
   if (c.key) {
     key_specs specs{c.key->limits};
     if (!specs.empty()) {
-      const auto* w = tables_of(c.key->key_id).keys.peek(c.key->key_id);
+      const auto* w = tables_of(*ids.key).keys.peek(*ids.key);
       if (!w || !specs.same_as(w->specs())) {
         // Limits changed since the last check: report them already.
         reshaped.emplace(w ? *w : multi_window(specs.vector(), now));
@@ -285,17 +305,17 @@ limit_decision limiter_shared::peek(const limit_check& c,
   }
   if (c.device)
     if (auto spec = widget_window(*c.device))
-      one(tables_of(c.device->id).device, c.device->id, *spec,
+      one(tables_of(*ids.device).device, *ids.device, *spec,
           limit_scope::device);
   if (c.widget_ip)
     if (auto spec = widget_window(*c.widget_ip))
-      one(tables_of(c.widget_ip->id).widget_ip, c.widget_ip->id, *spec,
+      one(tables_of(*ids.widget_ip).widget_ip, *ids.widget_ip, *spec,
           limit_scope::ip);
+  std::size_t auth_index = 0;
   for_auth_scopes(c, [&](const window_scope& w, limit_scope scope) {
-    if (auto spec = widget_window(w)) {
-      auto id = auth_id(scope, w);
+    const auto& id = ids.auth[auth_index++];
+    if (auto spec = widget_window(w))
       one(tables_of(id).auth, id, *spec, scope);
-    }
   });
   return to_decision(list,
                      core::limits::peek_all({list.buckets, list.size}, now));
@@ -354,10 +374,10 @@ sweeper(rate_limiter_actor::stateful_pointer<sweeper_state> self,
   return {
       [self](const limit_check& c) -> limit_decision {
         auto& sh = *self->state.shared;
-        locked_shards held{sh, c};
-        held.saw(c.now, self->clock());
-        auto d = sh.check(c, sh.ip_per_minute.load());
-        held.publish(sh.gauges);
+        scope_ids ids{c};
+        locked_shards held{sh, ids};
+        auto d = sh.check(c, ids, sh.ip_per_minute.load());
+        held.done(c.now, self->system(), sh.gauges);
         return d;
       },
       [self](limiter_tick) {
@@ -403,17 +423,18 @@ rate_limiter::~rate_limiter() {
 
 limit_decision rate_limiter::check(const limit_check& c) {
   auto& sh = *shared_;
-  locked_shards held{sh, c};
-  held.saw(c.now, sys_.clock());
-  auto d = sh.check(c, sh.ip_per_minute.load());
-  held.publish(sh.gauges);
+  scope_ids ids{c};
+  locked_shards held{sh, ids};
+  auto d = sh.check(c, ids, sh.ip_per_minute.load());
+  held.done(c.now, sys_, sh.gauges);
   return d;
 }
 
 limit_decision rate_limiter::peek(const limit_check& c) const {
   auto& sh = *shared_;
-  locked_shards held{sh, c};
-  return sh.peek(c, sh.ip_per_minute.load());
+  scope_ids ids{c};
+  locked_shards held{sh, ids};
+  return sh.peek(c, ids, sh.ip_per_minute.load());
 }
 
 void rate_limiter::set_ip_per_minute(std::int64_t limit) {
@@ -450,16 +471,17 @@ std::vector<limit_window> windows_of(const limit_check& c,
 void rate_limiter::adopt(const limit_check& c,
                          std::span<const std::int64_t> levels) {
   auto& sh = *shared_;
-  locked_shards held{sh, c};
+  scope_ids ids{c};
+  locked_shards held{sh, ids};
   auto windows = windows_of(c, sh.ip_per_minute.load());
-  held.saw(c.now, sys_.clock());
   auto now = c.now;
   std::size_t key_index = 0;
   for (std::size_t i = 0; i < windows.size() && i < levels.size(); ++i) {
     const auto& w = windows[i];
-    auto& t = sh.tables_of(w.id);
-    auto set = [&](core::limits::bucket_table<std::string>& table) {
-      auto& b = table.find_or_insert(w.id, now,
+    hashed_id id{w.id};
+    auto& t = sh.tables_of(id);
+    auto set = [&](text_table& table) {
+      auto& b = table.find_or_insert(id, now,
                                      [&] { return token_bucket(w.spec, now); });
       b = token_bucket::at_level(w.spec, levels[i], now);
     };
@@ -470,9 +492,8 @@ void rate_limiter::adopt(const limit_check& c,
       case limiter_table::auth: set(t.auth); break;
       case limiter_table::key: {
         key_specs specs{c.key->limits};
-        auto& mw = t.keys.find_or_insert(c.key->key_id, now, [&] {
-          return multi_window(specs.vector(), now);
-        });
+        auto& mw = t.keys.find_or_insert(
+            id, now, [&] { return multi_window(specs.vector(), now); });
         if (!specs.same_as(mw.specs()))
           mw.reshape(specs.vector(), now);
         if (key_index < mw.buckets().size())
@@ -483,7 +504,7 @@ void rate_limiter::adopt(const limit_check& c,
       }
     }
   }
-  held.publish(sh.gauges);
+  held.done(c.now, sys_, sh.gauges);
 }
 
 std::int64_t rate_limiter::ip_per_minute() const {

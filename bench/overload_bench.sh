@@ -20,8 +20,8 @@
 #
 # Per round (interleaved so the machine's noise falls on all of them):
 #   low   --low connections: bare (GET /), the cached validate alone on
-#         mailassay and on --previous (http_bench.sh's (d)); req/s and p99
-#         side by side
+#         mailassay and on --previous (http_bench.sh's (d)), the two in
+#         turn first every other round; req/s and p99 side by side
 #   high  --high connections: the mix on mailassay with its defaults, and
 #         on one with http.max_waiting_requests=256, so the waiting part
 #         sheds
@@ -188,11 +188,18 @@ bare_run() {
 for round in $(seq 1 "$rounds"); do
   log "round $round/$rounds"
   b=$(bare_run "$work/bare.$round")
+  # With --previous, every other round runs it first: neither build always
+  # follows bare (an A/A run, the same binary twice, spread 0.83-1.43 at
+  # load ~3 without this).
+  if [ -n "$previous_bin" ] && [ $((round % 2)) = 0 ]; then
+    cached "$work/prev.$round" "$prev_port" "$prev_key" "$low"
+  fi
   cached "$work/low.$round" "$svc_port" "$svc_key" "$low"
   lo=$(summary "$work/low.$round")
   pr="- -"
   if [ -n "$previous_bin" ]; then
-    cached "$work/prev.$round" "$prev_port" "$prev_key" "$low"
+    [ $((round % 2)) = 0 ] \
+      || cached "$work/prev.$round" "$prev_port" "$prev_key" "$low"
     pr=$(summary "$work/prev.$round" | awk '{print $1, $2}')
   fi
   mix "$work/high.$round" "$loaded_port" "$loaded_key" "$high"

@@ -97,15 +97,10 @@ const actors::limit_decision& tighter_of(const actors::limit_decision& a,
   return core::limits::tighter(db, da) ? b : a;
 }
 
-void admit(const call& c, actors::limit_check check, refusal_fn refused,
-           admitted_fn run) {
-  admission a;
-  a.c = c;
-  a.check = std::move(check);
-  a.refused = refused;
-  a.run = std::move(run);
-  a.enabled = c.svc->cfg.limits.enabled;
-  a.cached = cached_principal(*c.svc, c.req());
+void admit(admission& a) {
+  const auto& svc = *a.c.svc;
+  a.enabled = svc.cfg.limits.enabled;
+  a.cached = cached_principal(svc, a.c.req());
   limit_endpoint(a);
 }
 

@@ -89,9 +89,11 @@ const actors::limit_decision& tighter_of(const actors::limit_decision& a,
 /// A validation endpoint's 429 for its own scopes.
 using refusal_fn = core::error (*)(const actors::limit_decision&);
 
-/// What runs once a request to a validation endpoint is admitted.
-using admitted_fn =
-    std::function<void(const call&, const use_cases::accounts::principal&)>;
+/// What runs once a request to a validation endpoint is admitted: a plain
+/// function, as `refusal_fn` (the request's state travels in `call`), so
+/// the chain carries no type-erased callable per request.
+using admitted_fn = void (*)(const call&,
+                             const use_cases::accounts::principal&);
 
 /// A request to a validation endpoint going through admission: what its
 /// steps learnt so far. Each step continues with the next or answers.
@@ -104,7 +106,7 @@ struct admission {
   /// The 429 of the endpoint's own scopes.
   refusal_fn refused = nullptr;
   /// What runs when admitted.
-  admitted_fn run;
+  admitted_fn run = nullptr;
   /// `limits.enabled`: off, no limiter is asked.
   bool enabled = true;
   /// What the key cache found; empty when it cannot tell (a JWT, a key
@@ -135,10 +137,11 @@ void limit_key(admission& a, const use_cases::accounts::principal& who);
 
 /// Admits a request to a validation endpoint through the chain
 /// `limit_endpoint` -> `authenticate` -> `limit_key`, then runs
-/// `run(c, who)` (docs/rate-limits.md): a flood of bad credentials is held
-/// by the endpoint's window and never reaches storage, and a cached key
-/// needs no storage at all.
-void admit(const call& c, actors::limit_check check, refusal_fn refused,
-           admitted_fn run);
+/// `a.run(c, who)` (docs/rate-limits.md): a flood of bad credentials is
+/// held by the endpoint's window and never reaches storage, and a cached
+/// key needs no storage at all. The handler fills `a.c`, `a.check` (its
+/// own scopes), `a.refused` and `a.run` in place, on its stack; `admit`
+/// adds what the service knows (`enabled`, `cached`).
+void admit(admission& a);
 
 } // namespace mailassay::http

@@ -67,6 +67,7 @@ public:
         map_.emplace(Key(key), slot{make(), nullptr, nullptr, nullptr});
     it->second.key = &it->first;
     push_front(&it->second);
+    ++changes_;
     return it->second.bucket;
   }
 
@@ -86,6 +87,7 @@ public:
       return false;
     unlink(&it->second);
     map_.erase(it);
+    ++changes_;
     return true;
   }
 
@@ -141,6 +143,12 @@ public:
   /// Returns buckets removed by `sweep`.
   std::uint64_t swept() const { return swept_; }
 
+  /// Returns how many buckets were inserted or removed (by `erase`, an
+  /// eviction or a sweep) so far: `size()` and the counters above change
+  /// only with it, so an owner that publishes them can tell cheaply that
+  /// nothing moved (most lookups find their bucket).
+  std::uint64_t changes() const { return changes_; }
+
   /// Estimated bytes per entry, heap of the key itself excluded: the hash
   /// node (next pointer, key, bucket, links, cached hash), malloc's
   /// overhead, and one hash-bucket pointer.
@@ -184,6 +192,7 @@ private:
     unlink(s);
     // Erase by iterator: the key argument would live in the erased node.
     map_.erase(map_.find(*s->key));
+    ++changes_;
   }
 
   void unlink(slot* s) {
@@ -221,6 +230,7 @@ private:
   std::uint64_t evictions_ = 0;
   std::uint64_t active_evictions_ = 0;
   std::uint64_t swept_ = 0;
+  std::uint64_t changes_ = 0;
 };
 
 } // namespace mailassay::core::limits

@@ -386,7 +386,10 @@ void normalize(parsed_address& out, std::string_view text,
                                                  : mailbox_rules_of(out.domain);
   auto& n = out.normalized;
   if (kind == mailbox_rules::other && domain_as_given) {
-    n.assign(text);
+    // Constructed, then moved in (`n` is empty here): GCC inlines this into
+    // one allocation and a copy, where `assign` went through the generic
+    // replace-and-grow path (~100 instructions more per validation).
+    n = std::string{text};
     return;
   }
   if (kind == mailbox_rules::other) {

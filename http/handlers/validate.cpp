@@ -97,20 +97,23 @@ void run_validation(const call& c, const uc::principal& who,
 
 void handle_widget_validate(call c) {
   const auto& limits = c.svc->cfg.limits;
-  actors::limit_check check;
-  if (auto device = device_id_of(c.req()))
-    check.device = actors::widget_scope{std::move(*device),
-                                        limits.widget_device_per_minute,
-                                        core::limits::minute};
-  check.widget_ip = actors::widget_scope{
-      c.req().client_ip, limits.widget_ip_per_minute, core::limits::minute};
-  check.now = steady_millis();
-  admit(c, std::move(check), widget_refusal,
-        [](const call& c, const uc::principal& who) {
-          if (auto refused = widget_key_refusal(who))
-            return c.ex->fail(*refused);
-          run_validation(c, who, codec::widget_validation(c.req()), true);
-        });
+  admission a;
+  a.c = std::move(c);
+  a.refused = widget_refusal;
+  a.run = [](const call& c, const uc::principal& who) {
+    if (auto refused = widget_key_refusal(who))
+      return c.ex->fail(*refused);
+    run_validation(c, who, codec::widget_validation(c.req()), true);
+  };
+  const auto& req = a.c.req();
+  if (auto device = device_id_of(req))
+    a.check.device = actors::widget_scope{std::move(*device),
+                                          limits.widget_device_per_minute,
+                                          core::limits::minute};
+  a.check.widget_ip = actors::widget_scope{
+      req.client_ip, limits.widget_ip_per_minute, core::limits::minute};
+  a.check.now = steady_millis();
+  admit(a);
 }
 
 void handle_widget_script(call c) {
@@ -121,13 +124,17 @@ void handle_widget_script(call c) {
 }
 
 void handle_validate(call c) {
-  actors::limit_check check;
-  check.ip = actors::ip_scope{c.req().client_ip, std::nullopt};
-  check.now = steady_millis();
-  admit(c, std::move(check), ip_refusal,
-        [](const call& c, const uc::principal& who) {
-          run_validation(c, who, codec::validation(c.req()), false);
-        });
+  // Built in place and passed down the chain by reference: nothing of it
+  // is copied on the way (admission.hpp).
+  admission a;
+  a.c = std::move(c);
+  a.refused = ip_refusal;
+  a.run = [](const call& c, const uc::principal& who) {
+    run_validation(c, who, codec::validation(c.req()), false);
+  };
+  a.check.ip = actors::ip_scope{a.c.req().client_ip, std::nullopt};
+  a.check.now = steady_millis();
+  admit(a);
 }
 
 } // namespace mailassay::http

@@ -120,6 +120,26 @@ TEST_SUITE("core.limits.bucket_table") {
     CHECK(table.sweep(t0 + 30s) == 1);
   }
 
+  TEST_CASE("changes counts inserts and removals, not lookups") {
+    bucket_table<std::string> table(2);
+    take_for(table, "a", t0);
+    take_for(table, "b", t0);
+    CHECK(table.changes() == 2);
+    // Finding a bucket, taking from it, peeking: nothing the figures show.
+    take_for(table, "a", t0);
+    table.find("b");
+    table.peek("a");
+    CHECK_FALSE(table.erase("absent"));
+    CHECK(table.changes() == 2);
+    take_for(table, "c", t0); // evicts one: an insert and a removal
+    CHECK(table.evictions() == 1);
+    CHECK(table.changes() == 4);
+    CHECK(table.erase("c"));
+    CHECK(table.changes() == 5);
+    CHECK(table.sweep(t0 + 60s) == 1);
+    CHECK(table.changes() == 6);
+  }
+
   TEST_CASE("erase forgets a key") {
     bucket_table<std::string> table(4);
     take_for(table, "x", t0);
