@@ -14,29 +14,30 @@ struct body_stream::impl {
   // For `abort`: the builder can only end a body, not cut it off.
   restinio::impl::connection_handle_t conn;
   restinio::request_id_t request_id = 0;
-  std::atomic<bool> ended{false};
+  bool ended = false;
 };
 
-body_stream::body_stream(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+namespace {
 
-body_stream::~body_stream() {
-  if (impl_ && !impl_->ended.load())
-    abort(core::make_error(core::errc::internal, "stream dropped unfinished"));
-}
+// Like the exchange's members, a stream's calls run on the request's home
+// thread (called elsewhere, e.g. by a storage worker, they are posted
+// there): they touch the exchange's state and RESTinio's builder and
+// connection, whose last reference must go there too (its destructor counts
+// the loop's connections without a lock).
 
-void body_stream::write(std::string data, std::function<void(bool)> then) {
-  auto& p = *impl_;
-  if (p.ended.load())
+void write_here(body_stream::impl& p, std::string data,
+                std::function<void(bool)> then) {
+  if (p.ended)
     return;
   p.out->append_chunk(std::move(data));
   p.out->flush(
       [then = std::move(then)](const asio::error_code& ec) { then(!ec); });
 }
 
-void body_stream::finish(std::string last) {
-  auto& p = *impl_;
-  if (p.ended.exchange(true))
+void finish_here(body_stream::impl& p, std::string last) {
+  if (p.ended)
     return;
+  p.ended = true;
   if (!last.empty())
     p.out->append_chunk(std::move(last));
   auto& s = p.ex->state();
@@ -45,10 +46,10 @@ void body_stream::finish(std::string last) {
   close_answer(s, p.status, elapsed);
 }
 
-void body_stream::abort(const core::error& e) {
-  auto& p = *impl_;
-  if (p.ended.exchange(true))
+void abort_here(body_stream::impl& p, const core::error& e) {
+  if (p.ended)
     return;
+  p.ended = true;
   auto& s = p.ex->state();
   // A client that went away is not the server's fault.
   auto level =
@@ -67,6 +68,38 @@ void body_stream::abort(const core::error& e) {
           restinio::response_connection_attr_t::connection_close},
       restinio::write_group_t{restinio::writable_items_container_t{}});
   close_answer(s, p.status, elapsed);
+}
+
+} // namespace
+
+body_stream::body_stream(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+
+body_stream::~body_stream() {
+  if (!impl_)
+    return;
+  auto& ex = *impl_->ex;
+  // The state goes with the closure, so it ends on the home thread.
+  ex.resume([p = std::move(impl_)] {
+    abort_here(*p, core::make_error(core::errc::internal,
+                                    "stream dropped unfinished"));
+  });
+}
+
+void body_stream::write(std::string data, std::function<void(bool)> then) {
+  impl_->ex->resume(
+      [p = impl_, data = std::move(data), then = std::move(then)]() mutable {
+        write_here(*p, std::move(data), std::move(then));
+      });
+}
+
+void body_stream::finish(std::string last) {
+  impl_->ex->resume([p = impl_, last = std::move(last)]() mutable {
+    finish_here(*p, std::move(last));
+  });
+}
+
+void body_stream::abort(const core::error& e) {
+  impl_->ex->resume([p = impl_, e] { abort_here(*p, e); });
 }
 
 void exchange::stream(response head,

@@ -82,7 +82,8 @@ struct rate_headers {
 
 /// A response whose body is written piece by piece with the chunked transfer
 /// coding, each piece after the previous one reached the socket, so a large
-/// body never sits in memory whole.
+/// body never sits in memory whole. Any thread may call it (and drop it):
+/// like the exchange's members, its calls run on the request's home thread.
 class body_stream {
 public:
   struct impl;
@@ -109,7 +110,8 @@ public:
   void abort(const core::error& e);
 
 private:
-  std::unique_ptr<impl> impl_;
+  /// Shared with the calls posted to the home thread.
+  std::shared_ptr<impl> impl_;
 };
 
 using body_stream_ptr = std::shared_ptr<body_stream>;

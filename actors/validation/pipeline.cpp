@@ -218,7 +218,10 @@ void on_routed(self_ptr self, std::uint64_t id,
     return;
   j->route = std::move(route);
   bool probing_on = self->state.env.scheduler != nullptr;
+  // Reserving may answer at once (a request answered meanwhile), and the
+  // last answer ends the job: both wait until the loop is done with `j`.
   std::vector<std::size_t> now;
+  std::vector<std::size_t> to_reserve;
   for (std::size_t i = 0; i < j->requests.size(); ++i) {
     auto& r = j->results[i];
     const auto& req = j->requests[i];
@@ -230,11 +233,12 @@ void on_routed(self_ptr self, std::uint64_t id,
     j->holds[i] = stage::hold_for(plan, req.credits_prepaid);
     switch (j->holds[i]) {
       case stage::credit_hold::none: now.push_back(i); break;
-      case stage::credit_hold::reserve: reserve(self, id, i); break;
+      case stage::credit_hold::reserve: to_reserve.push_back(i); break;
       case stage::credit_hold::prepaid: probe(self, id, i); break;
     }
   }
-  // Last: answering may end the job.
+  for (auto i : to_reserve)
+    reserve(self, id, i);
   for (auto i : now)
     deliver(self, id, i);
 }
