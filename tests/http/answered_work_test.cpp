@@ -25,6 +25,7 @@ mx.peer.test A 127.0.0.1
 smtp.test MX 10 mx.peer.test
 held.test MX 10 mx.peer.test
 slowdns.test MX 10 mx.peer.test
+bighead.test MX 10 mx.peer.test
 )";
 
 struct answered_env : smtp_service {
@@ -209,5 +210,28 @@ TEST_SUITE("api.answered_work") {
     CHECK(env.mx.commands("RCPT") == rcpts);
     // The connection's next client is served as ever.
     CHECK(env.validate("next@smtp.test", false).status == 200);
+  }
+
+  TEST_CASE("a client that leaves is seen when its request's head was "
+            "larger than RESTinio's read buffer") {
+    answered_env env{"60000"};
+    env.dns.set_delay("bighead.test", std::chrono::milliseconds(3000));
+    std::string body =
+        R"({"email":"ann@bighead.test","smtp":true,"timeout":10000})";
+    // 12 kB of header: the gate reads the head into its own buffer and
+    // hands it to RESTinio in pieces (gated_socket.hpp).
+    std::string request = "POST /v2/email/validate HTTP/1.1\r\nHost: t\r\n"
+                          "X-Padding: " +
+                          std::string(12000, 'p') +
+                          "\r\nAuthorization: Bearer " + env.key +
+                          "\r\nContent-Type: application/json\r\n"
+                          "Content-Length: " +
+                          std::to_string(body.size()) + "\r\n\r\n" + body;
+    CHECK(raw_exchange(env.srv->port(), request, 300).empty());
+    REQUIRE(eventually([&] { return env.dns.peak_delayed() >= 1; }));
+    CHECK(eventually(
+        [&] { return env.a->metric("mailassay_http_waiting") == 0; },
+        std::chrono::milliseconds(2000), std::chrono::milliseconds(20)));
+    env.dns.set_delay("bighead.test", std::chrono::milliseconds(0));
   }
 }
