@@ -477,12 +477,13 @@ struct server::impl {
     result.get();
   }
 
-  void stop_loops() {
-    // Requests still waiting (past the drain's grace) get their 503 while
-    // their loops still write, and their work is cancelled (issue #29).
+  // `answer_waiting`: requests still waiting (past the drain's grace) get
+  // their 503 while their loops still write, and their work is cancelled
+  // (issue #29); not after a failed start, whose loops may not all run.
+  void stop_loops(bool answer_waiting) {
     std::vector<std::future<void>> answered;
     for (auto& loop : loops) {
-      if (!loop->runner)
+      if (!loop->runner || !answer_waiting)
         continue;
       auto done = std::make_shared<std::promise<void>>();
       answered.push_back(done->get_future());
@@ -526,7 +527,7 @@ std::string server::start() {
     for (std::size_t i = 0; i < n; ++i)
       s.open_loop(i, n > 1);
   } catch (const std::exception& e) {
-    s.stop_loops();
+    s.stop_loops(false);
     s.loops.clear();
     return std::string{"cannot listen on "} + s.svc.cfg.http.address + ":" +
            std::to_string(s.svc.cfg.http.port) + ": " + e.what();
@@ -545,7 +546,7 @@ void server::drain_and_stop(int grace_ms) {
       std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
   while (s.svc.in_flight.load() > 0 && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  s.stop_loops();
+  s.stop_loops(true);
 }
 
 } // namespace mailassay::http

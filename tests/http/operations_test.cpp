@@ -270,6 +270,30 @@ TEST_SUITE("api.operations") {
     CHECK(log.find("correct horse battery") == std::string::npos);
   }
 
+  TEST_CASE("a port in use stops the start at once: exit 1 and its message") {
+    // Someone else listens on the port (no SO_REUSEPORT: never shared).
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), len) == 0);
+    REQUIRE(::listen(fd, 1) == 0);
+    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+    auto port = std::to_string(ntohs(a.sin_port));
+    std::string out;
+    // Nothing waits for the loops that never ran (a start used to take 5 s
+    // more here, waiting to answer their requests).
+    CHECK(run_binary_within(std::chrono::milliseconds(4500), {"serve"},
+                            {{"MAILASSAY_HTTP_ADDRESS", "127.0.0.1"},
+                             {"MAILASSAY_HTTP_PORT", port}},
+                            out) == 1);
+    CHECK_MESSAGE(out.find("cannot listen on 127.0.0.1:" + port) !=
+                      std::string::npos,
+                  out);
+    ::close(fd);
+  }
+
   TEST_CASE("a bad configuration stops the start with exit code 2") {
     std::string out;
     CHECK(run_binary({"serve"}, {{"MAILASSAY_HTTP_PORT", "99999"}}, out) == 2);
