@@ -49,6 +49,28 @@ struct answered_env : smtp_service {
                    {{"email", email}, {"smtp", smtp}, {"timeout", 10000}}, key);
   }
 
+  // Sends a validation of `email` with SMTP (and `padding` bytes of an
+  // extra header), then waits 300 ms for nothing and closes: a client that
+  // leaves. Returns whether nothing was answered by then.
+  bool leave_after_sending(const std::string& email, std::size_t padding = 0) {
+    std::string body =
+        R"({"email":")" + email + R"(","smtp":true,"timeout":10000})";
+    std::string head = "POST /v2/email/validate HTTP/1.1\r\nHost: t\r\n";
+    if (padding > 0)
+      head += "X-Padding: " + std::string(padding, 'p') + "\r\n";
+    head += "Authorization: Bearer " + key +
+            "\r\nContent-Type: application/json\r\nContent-Length: " +
+            std::to_string(body.size()) + "\r\n\r\n";
+    return raw_exchange(srv->port(), head + body, 300).empty();
+  }
+
+  // Whether no request waits any more within two seconds.
+  bool none_waiting_soon() {
+    return eventually([&] { return a->metric("mailassay_http_waiting") == 0; },
+                      std::chrono::milliseconds(2000),
+                      std::chrono::milliseconds(20));
+  }
+
   std::int64_t balance() {
     auto r = a->call("GET", "/v2/credits/balance", jwt);
     return json::parse(r.body)["balance"].get<std::int64_t>();
@@ -187,22 +209,11 @@ TEST_SUITE("api.answered_work") {
     env.dns.set_delay("slowdns.test", std::chrono::milliseconds(3000));
     auto before = env.balance();
     auto rcpts = env.mx.commands("RCPT");
-    std::string body =
-        R"({"email":"ann@slowdns.test","smtp":true,"timeout":10000})";
-    std::string request = "POST /v2/email/validate HTTP/1.1\r\nHost: t\r\n"
-                          "Authorization: Bearer " +
-                          env.key +
-                          "\r\nContent-Type: application/json\r\n"
-                          "Content-Length: " +
-                          std::to_string(body.size()) + "\r\n\r\n" + body;
-    // Sent, then the client waits 300 ms for nothing and closes.
-    CHECK(raw_exchange(env.srv->port(), request, 300).empty());
+    CHECK(env.leave_after_sending("ann@slowdns.test"));
     REQUIRE(eventually([&] { return env.dns.peak_delayed() >= 1; }));
     // The request ended with its client, not at its deadline (a minute) nor
     // once its domain answered.
-    CHECK(eventually(
-        [&] { return env.a->metric("mailassay_http_waiting") == 0; },
-        std::chrono::milliseconds(2000), std::chrono::milliseconds(20)));
+    CHECK(env.none_waiting_soon());
     // Once the domain answered: no credit, no probe.
     std::this_thread::sleep_for(std::chrono::milliseconds(3500));
     CHECK(env.ledger_sum("smtp_check") == 0);
@@ -216,22 +227,11 @@ TEST_SUITE("api.answered_work") {
             "larger than RESTinio's read buffer") {
     answered_env env{"60000"};
     env.dns.set_delay("bighead.test", std::chrono::milliseconds(3000));
-    std::string body =
-        R"({"email":"ann@bighead.test","smtp":true,"timeout":10000})";
     // 12 kB of header: the gate reads the head into its own buffer and
     // hands it to RESTinio in pieces (gated_socket.hpp).
-    std::string request = "POST /v2/email/validate HTTP/1.1\r\nHost: t\r\n"
-                          "X-Padding: " +
-                          std::string(12000, 'p') +
-                          "\r\nAuthorization: Bearer " + env.key +
-                          "\r\nContent-Type: application/json\r\n"
-                          "Content-Length: " +
-                          std::to_string(body.size()) + "\r\n\r\n" + body;
-    CHECK(raw_exchange(env.srv->port(), request, 300).empty());
+    CHECK(env.leave_after_sending("ann@bighead.test", 12000));
     REQUIRE(eventually([&] { return env.dns.peak_delayed() >= 1; }));
-    CHECK(eventually(
-        [&] { return env.a->metric("mailassay_http_waiting") == 0; },
-        std::chrono::milliseconds(2000), std::chrono::milliseconds(20)));
+    CHECK(env.none_waiting_soon());
     env.dns.set_delay("bighead.test", std::chrono::milliseconds(0));
   }
 }

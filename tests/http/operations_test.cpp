@@ -20,20 +20,26 @@ using namespace mailassay::testing;
 
 namespace {
 
+// A listening socket on a free loopback port; sets `port`.
+int listen_on_loopback(int& port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), len) == 0);
+  REQUIRE(::listen(fd, 1) == 0);
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  port = ntohs(a.sin_port);
+  return fd;
+}
+
 // A loopback listener that answers its one connection with `answer` once
 // the request's head has arrived: a server that is up but not healthy.
 class one_answer_server {
 public:
   explicit one_answer_server(std::string answer) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), len) == 0);
-    REQUIRE(::listen(fd_, 1) == 0);
-    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0);
-    port_ = ntohs(a.sin_port);
+    fd_ = listen_on_loopback(port_);
     thread_ = std::thread{[this, answer = std::move(answer)] {
       int c = ::accept(fd_, nullptr, nullptr);
       if (c < 0)
@@ -272,15 +278,9 @@ TEST_SUITE("api.operations") {
 
   TEST_CASE("a port in use stops the start at once: exit 1 and its message") {
     // Someone else listens on the port (no SO_REUSEPORT: never shared).
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), len) == 0);
-    REQUIRE(::listen(fd, 1) == 0);
-    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
-    auto port = std::to_string(ntohs(a.sin_port));
+    int taken = 0;
+    int fd = listen_on_loopback(taken);
+    auto port = std::to_string(taken);
     std::string out;
     // Nothing waits for the loops that never ran (a start used to take 5 s
     // more here, waiting to answer their requests).
