@@ -147,11 +147,7 @@ cached.test 3600 MX 10 mx.cached.test
 mx.cached.test 3600 A 127.0.0.2
 *.wild.test 3600 MX 10 mx.wild.test
 EOF
-dns_port=$(free_port)
-"$dns_peer" --zone "$work/zone" --listen "127.0.0.1:$dns_port" \
-  >"$work/dns.log" 2>&1 &
-pids+=($!)
-bench_wait_for_line "$work/dns.log" "listening" "${pids[-1]}"
+bench_start_dns_peer "$dns_peer"
 
 bare_port=$(free_port)
 "$bare" --address 127.0.0.1 --port "$bare_port" >"$work/bare.log" 2>&1 &

@@ -87,11 +87,7 @@ cat >"$work/zone" <<'EOF'
 cached.test 3600 MX 10 mx.cached.test
 mx.cached.test 3600 A 127.0.0.2
 EOF
-dns_port=$(free_port)
-"$dns_peer" --zone "$work/zone" --listen "127.0.0.1:$dns_port" \
-  >"$work/dns.log" 2>&1 &
-pids+=($!)
-bench_wait_for_line "$work/dns.log" "listening" "${pids[-1]}"
+bench_start_dns_peer "$dns_peer"
 bench_jwt_secret
 
 # count NAME BINARY RISK_DIR: sets count_n (answers) and count_ir

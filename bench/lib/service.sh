@@ -43,6 +43,16 @@ bench_wait_for_line() {
   log "gave up waiting for '$text' in $file:"; cat "$file" >&2; exit 1
 }
 
+# bench_start_dns_peer PEER: the DNS peer binary PEER serving $work/zone on
+# a free loopback port (sets dns_port), added to pids, once it listens.
+bench_start_dns_peer() {
+  dns_port=$(free_port)
+  "$1" --zone "$work/zone" --listen "127.0.0.1:$dns_port" \
+    >"$work/dns.log" 2>&1 &
+  pids+=($!)
+  bench_wait_for_line "$work/dns.log" "listening" "${pids[-1]}"
+}
+
 # bench_stop PID: SIGTERM, SIGKILL if still running 10 s later; reaps it
 # and sets bench_stopped_rc to its exit status. Not in a subshell: only the
 # shell that started it can wait for it.
