@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mailassay::actors {
@@ -193,10 +194,11 @@ public:
 
   /// As record_address, for a request made with `key`: its id and
   /// organization are read from the shared key when the event is taken in,
-  /// so the caller's thread allocates nothing for them.
+  /// and `address` is copied into the buffer's own text, so the caller's
+  /// thread allocates nothing per request (every API request calls this).
   void record_key(std::shared_ptr<const core::account::api_key> key,
                   std::int64_t unix_seconds, bool successful,
-                  std::int64_t credits, std::string address);
+                  std::int64_t credits, std::string_view address);
 
   /// Flushes everything recorded so far and reports to `done` (on some
   /// actor thread) without waiting, e.g. before reading stats.

@@ -1,4 +1,5 @@
 #include "app/app.hpp"
+#include "os/coarse_clock.hpp"
 #include "os/private_files.hpp"
 #include "security/secret_box.hpp"
 
@@ -84,11 +85,8 @@ std::string webhook_key_or_exit(const config::settings& cfg) {
 }
 
 std::int64_t unix_now() {
-  // Whole seconds: the coarse clock (no TSC read, a tick of a few ms
-  // behind at most) is read twice per API request.
-  timespec ts{};
-  ::clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-  return ts.tv_sec;
+  // Whole seconds, read twice per API request: the coarse clock.
+  return os::coarse_unix_seconds();
 }
 
 } // namespace mailassay::app

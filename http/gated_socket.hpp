@@ -12,6 +12,7 @@
 #include "http/body_gate.hpp"
 #include "http/gate_service.hpp"
 #include "http/lingering_close.hpp"
+#include "os/coarse_clock.hpp"
 
 #include <restinio/all.hpp>
 
@@ -498,7 +499,10 @@ private:
   }
 
   void restart_deadline() {
-    deadline_ = clock::now() + svc_->read_timeout;
+    // Twice a request: the coarse clock (at most a tick early on a timeout
+    // of seconds; on_watch reads the precise one, so it never re-arms for a
+    // deadline already passed).
+    deadline_ = os::coarse_steady_now() + svc_->read_timeout;
     if (!watch_) {
       watch_ = std::make_shared<struct watch>(sock_.get_executor());
       watch_->owner = this;

@@ -2,19 +2,16 @@
 
 #include "http/handler_support.hpp"
 #include "http/services.hpp"
+#include "os/coarse_clock.hpp"
 
 #include <chrono>
-#include <ctime>
 
 namespace mailassay::http {
 
 core::limits::millis steady_millis() {
-  // The coarse clock (a tick of a few ms, no TSC read) is precise enough
-  // for windows of a minute and more; it shares CLOCK_MONOTONIC's base.
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return core::limits::millis{std::int64_t{ts.tv_sec} * 1000 +
-                              ts.tv_nsec / 1000000};
+  // The coarse clock is precise enough for windows of a minute and more.
+  return std::chrono::duration_cast<core::limits::millis>(
+      os::coarse_steady_now().time_since_epoch());
 }
 
 rate_headers headers_of(const actors::limit_decision& d) {

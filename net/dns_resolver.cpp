@@ -2,6 +2,7 @@
 
 #include "core/dns/route.hpp"
 #include "net/dns_loop.hpp"
+#include "os/coarse_clock.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -34,8 +35,10 @@ struct dns_resolver::impl {
       : config(std::move(cfg)), loop(std::move(l)), routes(config.cache),
         hosts(config.cache) {}
 
+  // TTLs are seconds and every cached validation reads this: the coarse
+  // clock.
   core::dns::time_point now() const {
-    return config.clock ? config.clock() : std::chrono::steady_clock::now();
+    return config.clock ? config.clock() : os::coarse_steady_now();
   }
 
   enum class lookup { served, joined, started };

@@ -7,6 +7,7 @@
 #include <caf/all.hpp>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -475,5 +476,39 @@ TEST_SUITE("actors.usage_recorder") {
     REQUIRE(f.sink->batches.size() == 1);
     CHECK(f.sink->batches[0][0].requests == 4);
     CHECK(f.sink->batches[0][0].address_hashes.size() == 4);
+  }
+
+  TEST_CASE("record_key's requests count toward the threshold, each with its "
+            "own address") {
+    usage_recorder_settings s;
+    s.flush_threshold = 4;
+    facade_fixture f{s};
+    auto k = std::make_shared<mailassay::core::account::api_key>();
+    k->id = "k1";
+    k->organization_id = "o1";
+    // The addresses share one text in the buffer: each keeps its own bytes.
+    std::vector<std::string> addresses{"a@example.com", "",
+                                       "a.much.longer.address@example.com"};
+    for (const auto& a : addresses)
+      f.rec->record_key(k, nov21, true, 0, a);
+    CHECK(f.sched->jobs.empty());
+    f.rec->record("k1", "o1", nov21, false, 0, "");
+    CHECK_FALSE(f.sched->jobs.empty()); // the drain, at the fourth
+    f.sched->run();
+    // Three pending counts (the key's day and two hashes) are below the
+    // threshold: the tick writes them.
+    f.tick();
+    REQUIRE(f.sink->batches.size() == 1);
+    const auto& b = f.sink->batches[0];
+    REQUIRE(b.size() == 1);
+    CHECK(b[0].requests == 4);
+    CHECK(b[0].successful == 3);
+    auto got = b[0].address_hashes;
+    std::sort(got.begin(), got.end());
+    std::vector<std::string> want{
+        mailassay::security::sha256_hex("a@example.com"),
+        mailassay::security::sha256_hex("a.much.longer.address@example.com")};
+    std::sort(want.begin(), want.end());
+    CHECK(got == want);
   }
 }
