@@ -78,7 +78,12 @@ struct usage_buffer {
     void clear() {
       entries.clear();
       keyed.clear();
-      addresses.clear();
+      // A fill of long inputs does not keep its room for good (a usual
+      // fill of 10000 addresses is ~250 KB).
+      if (addresses.capacity() > (std::size_t{1} << 20))
+        std::string{}.swap(addresses);
+      else
+        addresses.clear();
     }
     std::string_view address_of(const keyed_entry& k) const {
       return std::string_view{addresses}.substr(k.address_at, k.address_size);
