@@ -282,9 +282,6 @@ if [ -n "$previous_bin" ]; then
   cases=("${with_prev[@]}")
 fi
 
-# CPU time (user + system, in clock ticks) a process has used so far.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-
 run_case() { # case-index round -> prints "rps p50ms p99ms errors cpu_us"
   local i=$1 out="$work/wrk.$1.$2"
   local args=(-c "$connections" -t "$threads" -d "$duration" --latency)
@@ -297,7 +294,7 @@ run_case() { # case-index round -> prints "rps p50ms p99ms errors cpu_us"
     auth_prev|validate_prev) pid=$prev_pid ;;
   esac
   local ticks0=0
-  [ -n "$pid" ] && ticks0=$(cpu_ticks "$pid")
+  [ -n "$pid" ] && ticks0=$(bench_cpu_ticks "$pid")
   case "${case_name[$i]}" in
     bare) wrk "${args[@]}" "http://127.0.0.1:$bare_port/" >"$out" ;;
     hop) wrk "${args[@]}" "http://127.0.0.1:$hop_port/" >"$out" ;;
@@ -324,7 +321,7 @@ run_case() { # case-index round -> prints "rps p50ms p99ms errors cpu_us"
   read -r rps p50 p99 failures <<<"$(bench_wrk_summary "$out")"
   local cpu_us=0
   if [ -n "$pid" ]; then
-    cpu_us=$(awk -v t0="$ticks0" -v t1="$(cpu_ticks "$pid")" \
+    cpu_us=$(awk -v t0="$ticks0" -v t1="$(bench_cpu_ticks "$pid")" \
       -v hz="$(getconf CLK_TCK)" -v n="$(awk '/requests in/ {print $1}' "$out")" \
       'BEGIN {printf "%.1f", (t1 - t0) / hz * 1e6 / n}')
   fi

@@ -25,8 +25,11 @@
 #   high  --high connections: the mix on mailassay with its defaults, and
 #         on one with http.max_waiting_requests=256, so the waiting part
 #         sheds
-# Prints, median over rounds: low: new/bare req/s (target >= 0.75),
-# new/previous req/s and p99 (target: no worse, within the machine's noise);
+# Prints, median over rounds: low: new/bare req/s (target >= 0.75) and the
+# server's CPU per request, bare's over new's (the loop is the bottleneck,
+# so the two agree; CPU per request does not count time descheduled),
+# new/previous req/s, p99 and CPU per request (target: no worse, within the
+# machine's noise);
 # high: the 200s' p99 (target <= 1 s), the 503s' count, how many carried
 # Retry-After, and their p99 (answered at once).
 set -euo pipefail
@@ -96,6 +99,7 @@ bare_port=$(free_port)
 "$bare" --address 127.0.0.1 --port "$bare_port" >"$work/bare.log" 2>&1 &
 pids+=($!)
 bench_wait_for_line "$work/bare.log" "listening" "${pids[-1]}"
+bare_pid=${pids[-1]}
 
 bench_jwt_secret
 # start NAME BINARY [VAR=VALUE...]: a service and its account; sets
@@ -120,7 +124,7 @@ start() {
       -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
       -d '{"email":"jane.doe@cached.test"}'
   done
-  eval "${name}_port=${bench_base##*:} ${name}_key=$key"
+  eval "${name}_port=${bench_base##*:} ${name}_key=$key ${name}_pid=$bench_pid"
 }
 
 # One instance per case: the mix fills the DNS cache with fresh domains,
@@ -130,12 +134,24 @@ start loaded "$mailassay"
 start high "$mailassay" MAILASSAY_HTTP_MAX_WAITING_REQUESTS=256
 [ -z "$previous_bin" ] || start prev "$previous_bin"
 
-# cached OUT PORT KEY CONNECTIONS: the cached validate alone (http_bench's
-# (d)).
+# cpu_us JSON TICKS: the server's CPU µs per 200 of a load_client report,
+# given the CPU ticks it used meanwhile.
+cpu_us() {
+  python3 -c 'import json, os, sys
+r = json.load(open(sys.argv[1]))
+n = r["statuses"].get("200", {}).get("count", 0)
+print("%.2f" % (int(sys.argv[2]) / os.sysconf("SC_CLK_TCK") * 1e6 / max(n, 1)))' "$1" "$2"
+}
+
+# cached OUT PORT KEY CONNECTIONS PID: the cached validate alone
+# (http_bench's (d)); OUT.cpu gets the server's CPU µs per request.
 cached() {
+  local t0
+  t0=$(bench_cpu_ticks "$5")
   "$client" --port "$2" --connections "$4" --seconds "$seconds" \
     --path /v2/email/validate --header "Authorization: Bearer $3" \
     --body '{"email":"jane.doe@cached.test"}' >"$1.hit"
+  cpu_us "$1.hit" $(($(bench_cpu_ticks "$5") - t0)) >"$1.cpu"
   echo '{"seconds": 1, "connect_errors": 0, "socket_errors": 0, "retry_after": 0, "statuses": {}}' >"$1.miss"
 }
 
@@ -175,8 +191,11 @@ PY
 }
 
 bare_run() {
+  local t0
+  t0=$(bench_cpu_ticks "$bare_pid")
   "$client" --port "$bare_port" --connections "$low" --seconds "$seconds" \
     --path / >"$1"
+  cpu_us "$1" $(($(bench_cpu_ticks "$bare_pid") - t0)) >"$1.cpu"
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); s=r["statuses"]["200"]; print("%.0f %.2f" % (s["count"]/r["seconds"], s["p99_ms"]))' "$1"
 }
 
@@ -188,21 +207,23 @@ for round in $(seq 1 "$rounds"); do
   # follows bare (an A/A run, the same binary twice, spread 0.83-1.43 at
   # load ~3 without this).
   if [ -n "$previous_bin" ] && [ $((round % 2)) = 0 ]; then
-    cached "$work/prev.$round" "$prev_port" "$prev_key" "$low"
+    cached "$work/prev.$round" "$prev_port" "$prev_key" "$low" "$prev_pid"
   fi
-  cached "$work/low.$round" "$svc_port" "$svc_key" "$low"
+  cached "$work/low.$round" "$svc_port" "$svc_key" "$low" "$svc_pid"
   lo=$(summary "$work/low.$round")
   pr="- -"
   if [ -n "$previous_bin" ]; then
     [ $((round % 2)) = 0 ] \
-      || cached "$work/prev.$round" "$prev_port" "$prev_key" "$low"
+      || cached "$work/prev.$round" "$prev_port" "$prev_key" "$low" "$prev_pid"
     pr=$(summary "$work/prev.$round" | awk '{print $1, $2}')
   fi
   mix "$work/high.$round" "$loaded_port" "$loaded_key" "$high"
   hi=$(summary "$work/high.$round")
   mix "$work/shed.$round" "$high_port" "$high_key" "$high"
   sh=$(summary "$work/shed.$round")
-  echo "$b $(echo "$lo" | awk '{print $1, $2}') $pr $hi $sh" >>"$work/rows"
+  cpu="$(cat "$work/bare.$round.cpu") $(cat "$work/low.$round.cpu")"
+  cpu="$cpu $(cat "$work/prev.$round.cpu" 2>/dev/null || echo -)"
+  echo "$b $(echo "$lo" | awk '{print $1, $2}') $pr $hi $sh $cpu" >>"$work/rows"
 done
 
 python3 - "$work/rows" "$low" "$high" "${previous_bin:+yes}" <<'PY'
@@ -217,11 +238,13 @@ print(f"## Overload benchmark (median of {len(rows)} rounds)\n")
 print(f"| case | req/s (200) | p99 ms (200) | ratio |")
 print(f"|---|---|---|---|")
 print(f"| bare, {low} connections | {bare_rps:.0f} | {bare_p99:.2f} | 1 |")
-print(f"| validate (cached), {low} connections | {new_rps:.0f} | {new_p99:.2f} | {new_rps/bare_rps:.2f} x bare (target >= 0.75) |")
+cpu_ratios = [b / n for b, n in zip(col(18), col(19))]
+print(f"| validate (cached), {low} connections | {new_rps:.0f} | {new_p99:.2f} | {new_rps/bare_rps:.2f} x bare (target >= 0.75); CPU per request {med(col(19)):.2f} us against bare's {med(col(18)):.2f}: {med(cpu_ratios):.2f} ({min(cpu_ratios):.2f}-{max(cpu_ratios):.2f}) |")
 if prev:
     prs = [new / old for new, old in zip(col(2), col(4))]
     p99s = [new / old for new, old in zip(col(3), col(5))]
-    print(f"| validate (cached), {low} connections, previous | {med(col(4)):.0f} | {med(col(5)):.2f} | new/previous req/s {med(prs):.3f} ({min(prs):.3f}-{max(prs):.3f}), p99 {med(p99s):.3f} ({min(p99s):.3f}-{max(p99s):.3f}) |")
+    cpus = [new / old for new, old in zip(col(19), col(20))]
+    print(f"| validate (cached), {low} connections, previous | {med(col(4)):.0f} | {med(col(5)):.2f} | new/previous req/s {med(prs):.3f} ({min(prs):.3f}-{max(prs):.3f}), p99 {med(p99s):.3f} ({min(p99s):.3f}-{max(p99s):.3f}), CPU per request {med(cpus):.3f} ({min(cpus):.3f}-{max(cpus):.3f}) |")
 for o, what in ((6, "defaults"), (12, "http.max_waiting_requests=256")):
     print(f"| mix, {high} connections, {what} | {med(col(o)):.0f} | {med(col(o+1)):.2f} | p99 of 200s, target <= 1000 ms |")
 print()

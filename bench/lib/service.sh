@@ -53,6 +53,11 @@ bench_start_dns_peer() {
   bench_wait_for_line "$work/dns.log" "listening" "${pids[-1]}"
 }
 
+# bench_cpu_ticks PID: the CPU time (user + system, in clock ticks) PID has
+# used so far. CPU per request moves less than req/s on a shared machine
+# (time spent descheduled is not counted).
+bench_cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
 # bench_stop PID: SIGTERM, SIGKILL if still running 10 s later; reaps it
 # and sets bench_stopped_rc to its exit status. Not in a subshell: only the
 # shell that started it can wait for it.
