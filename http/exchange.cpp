@@ -129,6 +129,10 @@ std::chrono::steady_clock::time_point exchange::deadline() const {
   return impl_->deadline_at;
 }
 
+std::chrono::steady_clock::time_point exchange::arrived() const {
+  return impl_->started;
+}
+
 void exchange::respond(response r) {
   if (!at_home())
     return resume([self = shared_from_this(), r = std::move(r)]() mutable {

@@ -216,6 +216,9 @@ public:
   /// request timeout); work for it need not go on past this.
   std::chrono::steady_clock::time_point deadline() const;
 
+  /// When the request arrived (its head read).
+  std::chrono::steady_clock::time_point arrived() const;
+
   /// The RESTinio side; for http/server.cpp only.
   impl& state() { return *impl_; }
 

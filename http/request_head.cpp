@@ -2,6 +2,7 @@
 
 #include "core/base/ascii.hpp"
 #include "core/base/excerpt.hpp"
+#include "core/base/word_bytes.hpp"
 
 #include <algorithm>
 #include <array>
@@ -62,15 +63,9 @@ bool any_byte(std::string_view s, Bad bad) {
   const char* p = s.data();
   std::size_t n = s.size();
   std::size_t i = 0;
-  constexpr std::uint64_t ones = 0x0101010101010101ull;
-  constexpr std::uint64_t highs = 0x8080808080808080ull;
   for (; i + 8 <= n; i += 8) {
-    std::uint64_t x;
-    std::memcpy(&x, p + i, 8);
-    std::uint64_t below = (x - Floor * ones) & ~x & highs;
-    std::uint64_t y = x ^ (0x7f * ones);
-    std::uint64_t del = (y - ones) & ~y & highs;
-    if (below | del)
+    auto x = core::load_word(p + i);
+    if (core::has_byte_below(x, Floor) || core::has_byte(x, 0x7f))
       for (std::size_t k = 0; k < 8; ++k)
         if (bad(static_cast<unsigned char>(p[i + k])))
           return true;
@@ -194,18 +189,21 @@ request_line check_request_line(std::string_view text) {
                          " is not supported; this server speaks HTTP/1.1");
   if (!known_method(method))
     return fail(501, "Method " + core::excerpt(method) + " is not implemented");
-  bool origin = target.front() == '/';
-  bool asterisk = target == "*" && method == "OPTIONS";
-  auto scheme_end = target.find("://");
-  bool absolute = scheme_end != std::string_view::npos &&
-                  (iequals(target.substr(0, scheme_end), "http") ||
-                   iequals(target.substr(0, scheme_end), "https"));
-  if (!origin && !asterisk && !absolute)
-    return fail(400, "Malformed request line: the request target is not a "
-                     "path");
-  if (absolute && !authority_ok(target.substr(scheme_end + 3)))
-    return fail(400, "Malformed request line: a bad host in the request "
-                     "target");
+  // Origin form (a path) is nearly every request; the other forms are
+  // looked for only when the target is not one.
+  if (target.front() != '/') {
+    bool asterisk = target == "*" && method == "OPTIONS";
+    auto scheme_end = target.find("://");
+    bool absolute = scheme_end != std::string_view::npos &&
+                    (iequals(target.substr(0, scheme_end), "http") ||
+                     iequals(target.substr(0, scheme_end), "https"));
+    if (!asterisk && !absolute)
+      return fail(400, "Malformed request line: the request target is not a "
+                       "path");
+    if (absolute && !authority_ok(target.substr(scheme_end + 3)))
+      return fail(400, "Malformed request line: a bad host in the request "
+                       "target");
+  }
   out.http10 = version[7] == '0';
   // The router also takes the path with a trailing slash.
   constexpr std::string_view upload = "/v2/batch/upload";

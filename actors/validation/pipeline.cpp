@@ -252,7 +252,10 @@ void on_job(self_ptr self, smtp_job& job) {
   }
   auto id = ++st.next_id;
   auto& j = st.jobs[id];
-  j.started = validator::clock_type::now();
+  // One HTTP request's job counts from the request's arrival.
+  j.started = job.requests.size() == 1
+                  ? validator::start_of(job.requests.front())
+                  : validator::clock_type::now();
   j.batch = job.batch;
   j.requests = std::move(job.requests);
   j.done = std::move(job.done);

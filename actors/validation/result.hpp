@@ -47,6 +47,11 @@ struct request {
   /// When the caller stops waiting (an HTTP request's deadline): the probe
   /// ends by then, whatever `timeout_ms` says. Null: `timeout_ms` alone.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  /// When the caller's request arrived (an HTTP request): `durationMs`
+  /// counts from then, admission and queueing included, and the validation
+  /// reads no clock to start. Null: from when the validation starts (a batch
+  /// row, the CLI).
+  std::optional<std::chrono::steady_clock::time_point> received;
 };
 
 /// What the SMTP probe reported beyond the verdict's facts.

@@ -66,14 +66,14 @@ void validator::answer_sandbox(result& r, clock_type::time_point started) {
 
 bool validator::validate_now(const request& req, result& r) const {
   if (req.sandbox) {
-    auto started = clock_type::now();
+    auto started = start_of(req);
     prepare(req, r);
     answer_sandbox(r, started);
     return true;
   }
   if (req.smtp)
     return false;
-  auto started = clock_type::now();
+  auto started = start_of(req);
   prepare(req, r);
   if (routable(r)) {
     r.route = resolver_->cached_route(r.address.ascii_domain);
@@ -108,13 +108,13 @@ void validator::finish_free(result&& r, clock_type::time_point started,
 
 void validator::validate(request req, result_callback done) const {
   if (req.sandbox) {
-    auto started = clock_type::now();
+    auto started = start_of(req);
     result r;
     prepare(req, r);
     answer_sandbox(r, started);
     return done(std::move(r));
   }
-  auto started = clock_type::now();
+  auto started = start_of(req);
   result r;
   prepare(req, r);
   finish_free(std::move(r), started, std::move(done));

@@ -58,6 +58,11 @@ public:
   /// duration since `started`.
   static void conclude(result& r, clock_type::time_point started);
 
+  /// Where `req`'s duration starts: when it was received, else now.
+  static clock_type::time_point start_of(const request& req) {
+    return req.received ? *req.received : clock_type::now();
+  }
+
   /// Completes `r` (prepared) as the sandbox answers it: the DNS and SMTP
   /// facts its local part picks when it has a domain to route, nothing
   /// looked up, nothing charged; then concludes it.

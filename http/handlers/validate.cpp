@@ -23,6 +23,7 @@ void run_validation(const call& c, const uc::principal& who,
   }
   actors::validation::request req;
   req.email = std::move(in->email);
+  req.received = c.ex->arrived();
   req.timeout_ms = in->timeout_ms;
   using core::account::key_use;
   auto use = widget     ? key_use::widget_validation

@@ -148,6 +148,11 @@ result random_result(generator& g) {
   reply.code = g.chance(40) ? 0 : int(200 + g.below(400));
   reply.enhanced = g.chance(50) ? std::string{} : text(g, 1);
   reply.message = g.chance(50) ? std::string{} : text(g, 4);
+  // No probe: every SMTP member at its default, the writer's fast path.
+  if (g.chance(25)) {
+    s = {};
+    reply = {};
+  }
   r.verdict.state = static_cast<core::validation::status>(g.below(4));
   r.verdict.reason = text(g, 1);
   r.verdict.score = int(g.below(141)) - 20;

@@ -209,6 +209,35 @@ TEST_SUITE("actors.validation_pool") {
     CHECK_FALSE(f.pool->validate_now(req, smtp_bad));
   }
 
+  TEST_CASE("durationMs counts from when the request was received") {
+    fixture f;
+    f.run("jane@cached.test");
+    auto received = std::chrono::steady_clock::now() - 250ms;
+    actors::validation::request req;
+    req.email = "jane@cached.test";
+    req.received = received;
+    actors::validation::result now;
+    REQUIRE(f.pool->validate_now(req, now));
+    CHECK(now.duration_ms >= 250);
+    // Without it, from the validation's own start.
+    req.received.reset();
+    actors::validation::result own;
+    REQUIRE(f.pool->validate_now(req, own));
+    CHECK(own.duration_ms < 250);
+
+    // Through a pipeline actor too (an SMTP request's job).
+    auto promise = std::make_shared<std::promise<double>>();
+    auto future = promise->get_future();
+    req.smtp = true;
+    req.organization_id = "org";
+    req.received = received;
+    f.pool->submit({std::move(req), [promise](actors::validation::result r) {
+                      promise->set_value(r.duration_ms);
+                    }});
+    REQUIRE(future.wait_for(5s) == std::future_status::ready);
+    CHECK(future.get() >= 250);
+  }
+
   TEST_CASE("a validation with SMTP goes to a pipeline actor") {
     fixture f;
     // Cached, so only the hop can move it off this thread (no scheduler:
