@@ -79,7 +79,8 @@ struct exchange::impl {
   std::atomic<bool> cancelled{false};
   /// The list whose timer answers this request if nothing else did by its
   /// deadline; set once, before the request is handed to anyone.
-  std::shared_ptr<deadline_list> deadlines;
+  /// The loop's deadlines (kept alive by `loop`).
+  deadline_list* deadlines = nullptr;
   /// When it times out: `started` plus the server's request timeout.
   std::chrono::steady_clock::time_point deadline_at;
   impl* prev = nullptr; ///< Neighbours in the deadline list.

@@ -166,7 +166,7 @@ struct server::impl {
     p->req = std::move(req);
     p->stats = &svc.stats;
     p->in_flight = &svc.in_flight;
-    p->deadlines = loop.deadlines;
+    p->deadlines = loop.deadlines.get();
     p->deadline_at = p->started + request_timeout;
     p->home = &loop.ioctx;
     p->home_stopped = &loop.stopped;

@@ -97,6 +97,24 @@ TEST_SUITE("security") {
     CHECK_FALSE(constant_time_equal("abc", "abd"));
     CHECK_FALSE(constant_time_equal("abc", "abcd"));
   }
+  TEST_CASE("constant-time compare finds one differing bit anywhere") {
+    // Eight bytes at a time and the tail: every length up to three words,
+    // every byte, the lowest and the highest bit.
+    for (std::size_t n = 0; n <= 24; ++n) {
+      std::string a(n, '\0');
+      for (std::size_t i = 0; i < n; ++i)
+        a[i] = static_cast<char>('A' + i * 7 % 61);
+      CHECK(constant_time_equal(a, std::string{a}));
+      for (std::size_t at = 0; at < n; ++at)
+        for (unsigned bit : {0x01u, 0x80u}) {
+          auto b = a;
+          b[at] = static_cast<char>(static_cast<unsigned char>(b[at]) ^ bit);
+          CAPTURE(n);
+          CAPTURE(at);
+          CHECK_FALSE(constant_time_equal(a, b));
+        }
+    }
+  }
   TEST_CASE("base64url round-trips every length") {
     std::string data;
     for (int i = 0; i < 40; ++i) {
