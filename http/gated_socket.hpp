@@ -141,20 +141,21 @@ public:
   template <class Buffers, class Handler>
   auto async_write_some(const Buffers& bufs, Handler&& handler) {
     ++writes_;
-    auto ex = asio::get_associated_executor(handler, sock_.get_executor());
+    // Unbound: the completion runs on the socket's executor, the loop's
+    // io_context, which is RESTinio's too (single-thread traits, no strand),
+    // so `handler` may be called from it directly.
     return sock_.async_write_some(
-        bufs, asio::bind_executor(
-                  ex, [this, h = std::forward<Handler>(handler)](
-                          const asio::error_code& ec, std::size_t n) mutable {
-                    // The connection (and this socket) lives while RESTinio's
-                    // handler is pending: it holds the connection.
-                    --writes_;
-                    if (!received_any())
-                      restart_deadline();
-                    std::move(h)(ec, n);
-                    if (writes_ == 0)
-                      resume_parked();
-                  }));
+        bufs, [this, h = std::forward<Handler>(handler)](
+                  const asio::error_code& ec, std::size_t n) mutable {
+          // The connection (and this socket) lives while RESTinio's
+          // handler is pending: it holds the connection.
+          --writes_;
+          if (!received_any())
+            restart_deadline();
+          std::move(h)(ec, n);
+          if (writes_ == 0)
+            resume_parked();
+        });
   }
 
   /// Reads into the first buffer of `bufs`, completing with decided bytes
@@ -244,16 +245,16 @@ private:
       s.held_ = filled;
       s.ensure_deadline();
       s.reading_ = true;
-      auto e = ex;
+      // Unbound, as async_write_some's completion.
       if (s.big_) {
         auto at = s.big_->size();
         s.big_->resize(at + big_step);
         s.sock_.async_read_some(asio::buffer(s.big_->data() + at, big_step),
-                                asio::bind_executor(e, std::move(*this)));
+                                std::move(*this));
         return;
       }
       s.sock_.async_read_some(asio::buffer(base + filled, cap - filled),
-                              asio::bind_executor(e, std::move(*this)));
+                              std::move(*this));
     }
 
     // Hands `n` decided bytes to RESTinio; a request they complete is
