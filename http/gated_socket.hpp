@@ -164,9 +164,8 @@ public:
   void async_read_some(const Buffers& bufs, Handler&& handler) {
     asio::mutable_buffer b = *asio::buffer_sequence_begin(bufs);
     using handler_type = std::decay_t<Handler>;
-    auto ex = asio::get_associated_executor(handler, sock_.get_executor());
-    read_op<handler_type> op{this, static_cast<char*>(b.data()),  b.size(), 0,
-                             ex,   std::forward<Handler>(handler)};
+    read_op<handler_type> op{this, static_cast<char*>(b.data()), b.size(), 0,
+                             std::forward<Handler>(handler)};
     start_read(std::move(op));
   }
 
@@ -235,7 +234,6 @@ private:
     char* base;
     std::size_t cap;
     std::size_t filled;
-    asio::associated_executor_t<Handler, executor_type> ex;
     Handler handler;
 
     // Waits for more bytes behind the `filled` undecided ones (into the
@@ -267,13 +265,14 @@ private:
     }
 
     void complete_later(asio::error_code ec, std::size_t n) {
-      auto e = ex;
-      // As `hand_over` (the handler holds the connection, so the socket).
-      asio::post(e, [h = std::move(handler), ec, n, s = self]() mutable {
-        s->svc_->parsing = s;
-        std::move(h)(ec, n);
-        s->svc_->parsing = nullptr;
-      });
+      // As `hand_over` (the handler holds the connection, so the socket),
+      // on the loop (see async_write_some).
+      asio::post(self->sock_.get_executor(),
+                 [h = std::move(handler), ec, n, s = self]() mutable {
+                   s->svc_->parsing = s;
+                   std::move(h)(ec, n);
+                   s->svc_->parsing = nullptr;
+                 });
     }
 
     void operator()(const asio::error_code& ec, std::size_t n) {
