@@ -1,7 +1,8 @@
 #pragma once
 
+#include "core/base/word_bytes.hpp"
+
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -89,17 +90,13 @@ constexpr std::string_view trim_blanks(std::string_view s) noexcept {
 /// and defined here, so that the address parser's hot path, which asks it of
 /// every address, inlines it.
 inline bool all_ascii(std::string_view s) noexcept {
-  constexpr std::uint64_t high_bits = 0x8080808080808080u;
   std::uint64_t seen = 0;
   std::size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    std::uint64_t word;
-    std::memcpy(&word, s.data() + i, 8);
-    seen |= word;
-  }
+  for (; i + 8 <= s.size(); i += 8)
+    seen |= load_word(s.data() + i);
   for (; i < s.size(); ++i)
     seen |= static_cast<unsigned char>(s[i]);
-  return (seen & high_bits) == 0;
+  return !has_high_byte(seen);
 }
 
 } // namespace mailassay::core
