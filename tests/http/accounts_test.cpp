@@ -158,26 +158,14 @@ TEST_SUITE("api.accounts") {
     CHECK(body["apiKey"]["rateLimits"] ==
           json{{"perMinute", 7}, {"perHour", nullptr}, {"perDay", nullptr}});
     CHECK(first.body.find(secret) == std::string::npos);
-    // Storage jobs finished once none runs or waits: a job's answer reaches
-    // the client before the pool counts it done, so read the count only
-    // when the pool is idle.
-    auto storage_jobs = [&] {
-      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-      while (a.metric("mailassay_pool_busy{pool=\"storage\"}") != 0 ||
-             a.metric("mailassay_pool_queued{pool=\"storage\"}") != 0) {
-        REQUIRE(std::chrono::steady_clock::now() < until);
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-      return a.metric("mailassay_pool_done{pool=\"storage\"}");
-    };
-    auto jobs_before = storage_jobs();
+    auto jobs_before = a.storage_settled();
     for (int i = 0; i < 3; ++i) {
       auto again = a.call("GET", "/v2/auth/me", secret, "", origin);
       REQUIRE(again.status == 200);
       CHECK(again.body == first.body);
       CHECK_FALSE(again.header("ratelimit-limit").empty());
     }
-    CHECK(storage_jobs() == jobs_before);
+    CHECK(a.storage_settled() == jobs_before);
 
     // A restricted key's own checks hold on the cached path too (the
     // first call puts it in the cache).

@@ -5,12 +5,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unistd.h>
 #include <utility>
@@ -84,6 +86,20 @@ struct api {
     if (at == std::string::npos)
       throw std::runtime_error("no metric " + name + " in:\n" + text);
     return std::stod(text.substr(at + name.size() + 2));
+  }
+
+  /// Waits until no storage job runs or waits, and returns how many the
+  /// pool has finished. A job's answer reaches the client before the pool
+  /// counts it done, so a test reads the storage gauges from here on.
+  double storage_settled() {
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (metric("mailassay_pool_busy{pool=\"storage\"}") != 0 ||
+           metric("mailassay_pool_queued{pool=\"storage\"}") != 0) {
+      if (std::chrono::steady_clock::now() > until)
+        throw std::runtime_error("the storage pool did not settle in 30 s");
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return metric("mailassay_pool_done{pool=\"storage\"}");
   }
 
   /// Adds a member with `role` to the organization of `owner` (a token)
