@@ -78,10 +78,13 @@ body_stream::~body_stream() {
   if (!impl_)
     return;
   auto& ex = *impl_->ex;
-  // The state goes with the closure, so it ends on the home thread.
-  ex.resume([p = std::move(impl_)] {
-    abort_here(*p, core::make_error(core::errc::internal,
-                                    "stream dropped unfinished"));
+  // The state goes with the closure, so it ends on the home thread. A stream
+  // whose finish or abort was called is left to that call, which may still
+  // wait in the home loop's queue when this runs there.
+  ex.resume([p = std::move(impl_), ending = ending_] {
+    if (!ending)
+      abort_here(*p, core::make_error(core::errc::internal,
+                                      "stream dropped unfinished"));
   });
 }
 
@@ -93,12 +96,14 @@ void body_stream::write(std::string data, std::function<void(bool)> then) {
 }
 
 void body_stream::finish(std::string last) {
+  ending_ = true;
   impl_->ex->resume([p = impl_, last = std::move(last)]() mutable {
     finish_here(*p, std::move(last));
   });
 }
 
 void body_stream::abort(const core::error& e) {
+  ending_ = true;
   impl_->ex->resume([p = impl_, e] { abort_here(*p, e); });
 }
 

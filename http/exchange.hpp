@@ -112,6 +112,9 @@ public:
 private:
   /// Shared with the calls posted to the home thread.
   std::shared_ptr<impl> impl_;
+  /// `finish` or `abort` was called: that call ends the body, not the
+  /// destructor, which may run before it (see ~body_stream).
+  bool ending_ = false;
 };
 
 using body_stream_ptr = std::shared_ptr<body_stream>;

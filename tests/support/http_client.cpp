@@ -139,7 +139,7 @@ http_request(int port, const std::string& method, const std::string& path,
 }
 
 std::string raw_exchange(int port, const std::string& bytes, int timeout_ms,
-                         std::size_t stop_after) {
+                         std::size_t stop_after, bool* closed) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0)
     return {};
@@ -155,8 +155,11 @@ std::string raw_exchange(int port, const std::string& bytes, int timeout_ms,
     char buf[65536];
     while (raw.size() < stop_after) {
       auto n = ::recv(fd, buf, sizeof buf, 0);
-      if (n <= 0)
+      if (n <= 0) {
+        if (closed)
+          *closed = n == 0;
         break;
+      }
       raw.append(buf, static_cast<size_t>(n));
     }
   }

@@ -30,9 +30,11 @@ http_response http_request(
 /// returns everything received until the server closes the connection,
 /// `timeout_ms` pass without data, or `stop_after` bytes arrived (then the
 /// client closes first), for pipelining, `Expect` and clients that leave.
+/// `closed`, when given, tells whether the server closed the connection.
 std::string raw_exchange(int port, const std::string& bytes,
                          int timeout_ms = 10000,
-                         std::size_t stop_after = SIZE_MAX);
+                         std::size_t stop_after = SIZE_MAX,
+                         bool* closed = nullptr);
 
 /// Encodes `body` with the chunked transfer coding, `chunk_size` bytes a
 /// chunk (RFC 9112 §7.1).
