@@ -6,10 +6,12 @@
 #include <soci/postgresql/soci-postgresql.h>
 #include <soci/sqlite3/soci-sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string_view>
 #include <system_error>
+#include <thread>
 
 namespace mailassay::storage {
 
@@ -32,6 +34,27 @@ std::string sqlite_connect_string(const std::string& path) {
     out += c;
   }
   return out + "\" timeout=10";
+}
+
+// Switches `sql`'s SQLite file to WAL (kept in the file: a no-op once done).
+// Switching a new file takes its exclusive lock, and when two connections
+// switch it at once (processes or storage workers starting together) SQLite
+// may answer one SQLITE_BUSY at once rather than wait out the busy timeout
+// (they would deadlock): that one tries again, for as long as the timeout.
+void enter_wal(soci::session& sql) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    try {
+      sql << "PRAGMA journal_mode = WAL";
+      return;
+    } catch (const soci::sqlite3_soci_error& e) {
+      constexpr int sqlite_busy = 5;
+      if ((e.result() & 0xff) != sqlite_busy ||
+          std::chrono::steady_clock::now() > until)
+        throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 } // namespace
@@ -93,7 +116,7 @@ soci_store::soci_store(const database_url& url)
     sql_.open(soci::sqlite3, sqlite_connect_string(url_.path));
     // WAL lets readers run beside the single writer; the busy timeout
     // (timeout=10 above) makes writers queue instead of failing.
-    sql_ << "PRAGMA journal_mode = WAL";
+    enter_wal(sql_);
     sql_ << "PRAGMA synchronous = NORMAL";
     sql_ << "PRAGMA foreign_keys = ON";
     sql_ << "PRAGMA busy_timeout = 10000";
