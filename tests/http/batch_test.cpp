@@ -1,13 +1,14 @@
 #include "tests/http/fixtures.hpp"
 #include "tests/peers/dns_peer.hpp"
+#include "tests/support/wait.hpp"
 
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
-#include <filesystem>
 #include <sstream>
 #include <thread>
 
@@ -29,15 +30,8 @@ std::string source_dir() {
   return std::getenv("MAILASSAY_SOURCE_DIR");
 }
 
-// The database of a server that must survive a restart: the shared test
-// PostgreSQL when the suite runs against it, else a SQLite file of ours.
-std::string durable_db_url(const std::string& dir) {
-  if (auto* url = std::getenv("MAILASSAY_TEST_HTTP_DB_URL"))
-    return url;
-  return "sqlite://" + dir + "/batch.db";
-}
-
 struct batch_env {
+  std::unique_ptr<pg_schema> schema; // outlives the servers
   dns_peer dns;
   std::map<std::string, std::string> env;
   std::unique_ptr<server_process> srv;
@@ -55,6 +49,7 @@ struct batch_env {
            {"MAILASSAY_RISK_DATA_DIR", source_dir() + "/data/risk"}};
     for (auto& [k, v] : extra)
       env[k] = v;
+    schema = own_schema(env, "mailassay_bt");
     start();
     jwt = a->signup("B", unique_email("b"))["accessToken"].get<std::string>();
     key = a->create_key(jwt)["key"].get<std::string>();
@@ -242,8 +237,8 @@ TEST_SUITE("api.batch") {
 
   TEST_CASE("each row names its provider, in JSON and as a CSV column "
             "(issue #30)") {
-    auto table = std::filesystem::temp_directory_path()
-                 / ("mailassay-batch-providers-" + unique_email("t") + ".txt");
+    auto table = std::filesystem::temp_directory_path() /
+                 ("mailassay-batch-providers-" + unique_email("t") + ".txt");
     std::ofstream(table) << "prov.test google mailbox\n";
     batch_env env{{{"MAILASSAY_RISK_PROVIDERS_FILE", table.string()}}};
     auto r = env.upload("email\nann@shop.test\nbob@good.test\nnot an "
@@ -271,8 +266,7 @@ TEST_SUITE("api.batch") {
       CAPTURE(row.dump());
       REQUIRE(row.contains("provider"));
       if (row["email"] == "ann@shop.test")
-        CHECK(row["provider"]
-              == json{{"name", "google"}, {"kind", "mailbox"}});
+        CHECK(row["provider"] == json{{"name", "google"}, {"kind", "mailbox"}});
       else
         CHECK(row["provider"].is_null());
     }
@@ -476,24 +470,33 @@ TEST_SUITE("api.batch") {
   TEST_CASE("a job survives kill -9 and completes after a restart with every "
             "row exactly once") {
     auto dir = temp_dir("batch-crash");
-    batch_env env{{{"MAILASSAY_BATCH_CONCURRENCY", "4"},
-                   {"MAILASSAY_BATCH_CHECKPOINT_ROWS", "10"},
-                   {"MAILASSAY_BATCH_LEASE_SECONDS", "3"},
-                   {"MAILASSAY_DATABASE_URL", durable_db_url(dir)}}};
+    auto settings = durable_db(dir);
+    settings.insert({{"MAILASSAY_BATCH_CONCURRENCY", "4"},
+                     {"MAILASSAY_BATCH_CHECKPOINT_ROWS", "10"},
+                     {"MAILASSAY_BATCH_LEASE_SECONDS", "3"},
+                     {"MAILASSAY_DNS_TIMEOUT_MS", "60000"}});
+    batch_env env{settings};
+    // The first 100 rows are answered at once; the other 200 wait for DNS
+    // until the test lets them go, so the process dies mid-job however fast
+    // or busy the machine is.
+    env.dns.load_zone("*.fast.test MX 10 mx.fast.test\n"
+                      "*.held.test MX 10 mx.held.test\n"
+                      "*.held.test DELAY 3600000\n");
     const int n = 300;
-    auto r = env.upload(numbered_csv(n, "d{}.slow.test"));
+    auto held = numbered_csv(n - 100, "h{}.held.test");
+    auto r = env.upload(numbered_csv(100, "d{}.fast.test") +
+                        held.substr(held.find('\n') + 1));
     REQUIRE_MESSAGE(r.status == 201, r.body);
     auto id = json::parse(r.body)["id"].get<std::string>();
-    for (int i = 0; i < 600; ++i) {
-      auto p = env.get("/v2/batch/" + id)["processed"].get<int>();
-      if (p >= n / 3)
-        break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    // Checkpoints every 10 rows: the last one before the held rows.
+    REQUIRE(eventually(
+        [&] { return env.get("/v2/batch/" + id)["processed"] >= 90; },
+        std::chrono::seconds(60), std::chrono::milliseconds(50)));
     auto before = env.get("/v2/batch/" + id);
     CHECK(before["status"] == "processing");
-    CHECK(before["processed"].get<int>() < n);
+    CHECK(before["processed"].get<int>() <= 100);
     env.srv->kill_hard();
+    env.dns.set_delay("*.held.test", std::chrono::milliseconds(0));
     env.start();
     auto done = env.wait_done(id, std::chrono::seconds(90));
     CHECK(done["status"] == "completed");
@@ -515,10 +518,11 @@ TEST_SUITE("api.batch") {
   TEST_CASE("two processes share one database: when the one holding a job "
             "dies, the other finishes it") {
     auto dir = temp_dir("batch-takeover");
-    batch_env env{{{"MAILASSAY_BATCH_CONCURRENCY", "2"},
-                   {"MAILASSAY_BATCH_CHECKPOINT_ROWS", "5"},
-                   {"MAILASSAY_BATCH_LEASE_SECONDS", "3"},
-                   {"MAILASSAY_DATABASE_URL", durable_db_url(dir)}}};
+    auto settings = durable_db(dir);
+    settings.insert({{"MAILASSAY_BATCH_CONCURRENCY", "2"},
+                     {"MAILASSAY_BATCH_CHECKPOINT_ROWS", "5"},
+                     {"MAILASSAY_BATCH_LEASE_SECONDS", "3"}});
+    batch_env env{settings};
     const int n = 150;
     auto r = env.upload(numbered_csv(n, "t{}.slow.test"));
     REQUIRE_MESSAGE(r.status == 201, r.body);
@@ -695,8 +699,9 @@ TEST_SUITE("api.batch") {
   TEST_CASE("a 200000-row file with 20% duplicates completes and exports one "
             "row per unique address plus the invalid rows") {
     auto dir = temp_dir("batch-200k");
-    batch_env env{{{"MAILASSAY_BATCH_CONCURRENCY", "256"},
-                   {"MAILASSAY_DATABASE_URL", durable_db_url(dir)}}};
+    auto settings = durable_db(dir);
+    settings.insert({{"MAILASSAY_BATCH_CONCURRENCY", "256"}});
+    batch_env env{settings};
     env.dns.load_zone("*.w.test MX 10 mx.w.test\n");
     // 159000 addresses over 5000 domains, each repeated once for 40000 of
     // them (rows 160000..199999 repeat rows 0..39999), plus 1000 bad rows.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "tests/support/http_client.hpp"
+#include "tests/support/pg_schema.hpp"
 #include "tests/support/server_process.hpp"
 
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -20,6 +22,28 @@
 namespace mailassay::testing {
 
 using nlohmann::json;
+
+/// On PostgreSQL, a schema of the test's own for its servers (set in `env`
+/// unless it names a database; `tag` starts its name): what a test leaves
+/// behind (a queued job, a pending delivery to a receiver that is gone) is
+/// never taken up by the servers of later tests or runs. Null on SQLite.
+inline std::unique_ptr<pg_schema>
+own_schema(std::map<std::string, std::string>& env, const std::string& tag) {
+  auto* url = std::getenv("MAILASSAY_TEST_HTTP_DB_URL");
+  if (url == nullptr || env.count("MAILASSAY_DATABASE_URL"))
+    return nullptr;
+  auto schema = std::make_unique<pg_schema>(url, tag);
+  env["MAILASSAY_DATABASE_URL"] = schema->url();
+  return schema;
+}
+
+/// A database that survives a restart of the test's server: a file in `dir`
+/// on SQLite; on PostgreSQL the test's own schema (own_schema) already does.
+inline std::map<std::string, std::string> durable_db(const std::string& dir) {
+  if (std::getenv("MAILASSAY_TEST_HTTP_DB_URL"))
+    return {};
+  return {{"MAILASSAY_DATABASE_URL", "sqlite://" + dir + "/server.db"}};
+}
 
 /// A unique email for a test.
 inline std::string unique_email(const std::string& tag) {

@@ -4,7 +4,6 @@
 #include "tests/http/fixtures.hpp"
 #include "tests/peers/dns_peer.hpp"
 #include "tests/peers/http_peer.hpp"
-#include "tests/support/pg_schema.hpp"
 
 #include <doctest/doctest.h>
 
@@ -32,27 +31,6 @@ constexpr const char* server_key = test_server_key;
 
 std::string source_dir() {
   return std::getenv("MAILASSAY_SOURCE_DIR");
-}
-
-// On PostgreSQL, each test's servers get a schema of their own (set in
-// `env` unless it names a database): the deliveries a test leaves pending,
-// to a receiver that is gone or a name only its DNS peer knew, are never
-// retried by the servers of later tests or runs.
-std::unique_ptr<pg_schema> own_schema(std::map<std::string, std::string>& env) {
-  auto* url = std::getenv("MAILASSAY_TEST_HTTP_DB_URL");
-  if (url == nullptr || env.count("MAILASSAY_DATABASE_URL"))
-    return nullptr;
-  auto schema = std::make_unique<pg_schema>(url, "mailassay_wh");
-  env["MAILASSAY_DATABASE_URL"] = schema->url();
-  return schema;
-}
-
-// A database that survives a restart of the test's server: a file in `dir`
-// on SQLite; on PostgreSQL the test's own schema already does.
-std::map<std::string, std::string> durable_db(const std::string& dir) {
-  if (std::getenv("MAILASSAY_TEST_HTTP_DB_URL"))
-    return {};
-  return {{"MAILASSAY_DATABASE_URL", "sqlite://" + dir + "/webhooks.db"}};
 }
 
 // Polls `done` every 50 ms until it holds or `limit` passes.
@@ -131,7 +109,7 @@ struct hook_env {
            {"MAILASSAY_RISK_DATA_DIR", source_dir() + "/data/risk"}};
     for (auto& [k, v] : extra)
       env[k] = v;
-    schema = own_schema(env);
+    schema = own_schema(env, "mailassay_wh");
     start();
     jwt = a->signup("W", unique_email("w"))["accessToken"].get<std::string>();
   }
@@ -796,7 +774,7 @@ TEST_SUITE("api.webhooks") {
         {"MAILASSAY_DNS_SERVERS", dns.server()},
         {"MAILASSAY_DNS_TIMEOUT_MS", "1000"},
         {"MAILASSAY_DNS_TRIES", "1"}};
-    auto schema = own_schema(base);
+    auto schema = own_schema(base, "mailassay_wh");
     {
       server_process srv{base};
       api a{srv};
@@ -1058,7 +1036,7 @@ TEST_SUITE("api.webhooks") {
         {"MAILASSAY_WEBHOOKS_ALLOW_HTTP", "true"},
         {"MAILASSAY_WEBHOOKS_ALLOWED_PORTS",
          "8443," + std::to_string(listed.port())}};
-    auto schema = own_schema(env);
+    auto schema = own_schema(env, "mailassay_wh");
     server_process srv{env};
     api a{srv};
     auto jwt =
