@@ -84,11 +84,6 @@ struct stream_server {
   }
 };
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() &&
-         s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 } // namespace
 
 TEST_SUITE("http.body_stream") {
@@ -108,7 +103,7 @@ TEST_SUITE("http.body_stream") {
     auto raw = srv.get(closed);
     CHECK(raw.rfind("HTTP/1.1 200", 0) == 0);
     CHECK(raw.find("the last page") != std::string::npos);
-    CHECK(ends_with(raw, "\r\n0\r\n\r\n"));
+    CHECK(raw.ends_with("\r\n0\r\n\r\n"));
     CHECK(closed);
     CHECK(srv.aborted(0));
   }
@@ -124,7 +119,7 @@ TEST_SUITE("http.body_stream") {
     bool closed = false;
     auto raw = srv.get(closed);
     CHECK(raw.find("the first page") != std::string::npos);
-    CHECK_FALSE(ends_with(raw, "\r\n0\r\n\r\n"));
+    CHECK_FALSE(raw.ends_with("\r\n0\r\n\r\n"));
     CHECK(closed);
     // Cut off by the stream, not only by the connection's last handle.
     CHECK(srv.aborted(1));
